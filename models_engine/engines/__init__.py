@@ -1,0 +1,1 @@
+"""The engines: one package per question, each with a single entry function."""

@@ -1,0 +1,1 @@
+"""Performance engine: memory fit, step time, throughput and time to train."""

@@ -1,0 +1,45 @@
+"""The parallel layout an evaluation uses: the spec's explicit one, or, for `auto`, the least
+model-parallel layout that fits in HBM (the full speed-ranked search belongs to the step-time
+model; this picks by memory alone and says so)."""
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int
+    pp: int
+    dp: int
+    cp: int = 1
+    ep: int = 1
+    virtual_stages: int = 1
+    micro_batch_size: int = 1
+    zero_stage: int = 1
+    sequence_parallel: bool = True
+    recompute: str = "selective"
+    chosen_by: str = "spec"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def candidate_layouts(
+    *, gpu_count: int, domain_gpus: int, layers: int, heads: int, kv_heads: int
+) -> list[Layout]:
+    """TP inside the NVLink domain and dividing the KV heads; PP dividing the layers."""
+    candidates = []
+    for tp in divisors(min(domain_gpus, gpu_count)):
+        if heads % tp or (kv_heads % tp and tp % kv_heads):
+            continue
+        for pp in divisors(layers):
+            if gpu_count % (tp * pp):
+                continue
+            candidates.append(
+                Layout(tp=tp, pp=pp, dp=gpu_count // (tp * pp), chosen_by="auto: memory fit")
+            )
+    # Least model parallelism first: it costs the least communication and bubble.
+    return sorted(candidates, key=lambda c: (c.tp * c.pp, c.pp))

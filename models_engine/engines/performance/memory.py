@@ -1,0 +1,106 @@
+"""Memory per GPU for a Megatron-style transformer layout.
+
+Formulas (bytes, 16-bit activations) from Korthikanti et al. 2022, "Reducing Activation
+Recomputation in Large Transformer Models" (arXiv 2205.05198), section 4:
+  no parallelism:       s*b*h*(34 + 5*a*s/h)                 per layer
+  tensor parallel t:    s*b*h*(10 + 24/t + 5*a*s/(h*t))
+  TP + sequence par.:   s*b*h*(34 + 5*a*s/h) / t
+  TP + SP + selective:  34*s*b*h / t          (attention score memory recomputed)
+  full recompute:       2*s*b*h (/ t with SP)  (only each layer's input is kept)
+Pipeline 1F1B keeps p micro-batches in flight on the first stage, i.e. L layers' activations
+in total; the interleaved schedule (v > 1 virtual stages) keeps more, a factor
+(1 + (p-1)/(p*v)) (ibid. §4.2.3).
+
+Every function is plain arithmetic so it works on numpy arrays (the `auto` search) as well as
+on floats.
+"""
+
+from dataclasses import dataclass
+
+GIB = 2**30
+
+# Mixed-precision Adam: 2 (bf16 weights) + 4 (fp32 gradient accumulation) + 12 (fp32 master
+# weights, momentum, variance) = 18 bytes per parameter. EleutherAI "Transformer Math 101"
+# gives 16 with bf16 gradients and notes 18 for stacks that keep fp32 gradients (Megatron's
+# default, and what Korthikanti's 45.56 GiB for 22B / 175B implies: 2.718e9 params x 18 B).
+WEIGHT_BYTES_PER_PARAM = 2
+GRADIENT_BYTES_PER_PARAM = 4
+OPTIMIZER_BYTES_PER_PARAM = 12
+
+
+@dataclass(frozen=True)
+class LayerShape:
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    ffn_hidden_size: int
+    gated_mlp: bool
+
+    @property
+    def mlp_matrices(self) -> int:
+        return 3 if self.gated_mlp else 2
+
+    def attention_params(self) -> float:
+        """Q and O at full head width; K and V shrunk by grouped-query attention."""
+        h = self.hidden_size
+        return 2 * h * self.attention_heads * self.head_dim + 2 * h * self.kv_heads * self.head_dim
+
+    def dense_mlp_params(self) -> float:
+        return self.mlp_matrices * self.hidden_size * self.ffn_hidden_size
+
+    def params_per_layer(self) -> float:
+        """A dense layer: attention + MLP + two norms."""
+        return self.attention_params() + self.dense_mlp_params() + 2 * self.hidden_size
+
+
+@dataclass(frozen=True)
+class ExpertShape:
+    experts: int
+    shared_experts: int
+    expert_ffn_hidden_size: int
+
+    def routed_params(self, hidden: int, mlp_matrices: int) -> float:
+        return self.experts * mlp_matrices * hidden * self.expert_ffn_hidden_size
+
+    def shared_params(self, hidden: int, mlp_matrices: int) -> float:
+        router = hidden * self.experts
+        return self.shared_experts * mlp_matrices * hidden * self.expert_ffn_hidden_size + router
+
+
+def activation_bytes_per_layer(
+    *, seq_len, micro_batch, hidden, heads, tp, sequence_parallel: bool, recompute: str
+):
+    """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4)."""
+    sbh = seq_len * micro_batch * hidden
+    attention_scores = 5 * heads * seq_len / hidden
+    if recompute == "full":
+        return 2 * sbh / (tp if sequence_parallel else 1)
+    if recompute == "selective":
+        if sequence_parallel:
+            return 34 * sbh / tp
+        return sbh * (10 + 24 / tp)
+    if sequence_parallel:
+        return sbh * (34 + attention_scores) / tp
+    return sbh * (10 + 24 / tp + attention_scores / tp)
+
+
+def in_flight_layers(*, layers, pp, virtual_stages):
+    """Layers' worth of activations the busiest (first) pipeline stage keeps under 1F1B."""
+    if pp <= 1 or virtual_stages <= 1:
+        return layers
+    return layers * (1 + (pp - 1) / (pp * virtual_stages))
+
+
+def model_state_bytes(*, params_on_gpu, dp, zero_stage):
+    """Weights, gradients and optimizer states on one GPU; ZeRO shards them over DP ranks."""
+    weights = params_on_gpu * WEIGHT_BYTES_PER_PARAM
+    gradients = params_on_gpu * GRADIENT_BYTES_PER_PARAM
+    optimizer = params_on_gpu * OPTIMIZER_BYTES_PER_PARAM
+    if zero_stage >= 1:
+        optimizer = optimizer / dp
+    if zero_stage >= 2:
+        gradients = gradients / dp
+    if zero_stage >= 3:
+        weights = weights / dp
+    return weights, gradients, optimizer

@@ -1,0 +1,197 @@
+"""Memory per GPU for a design: model states and activations on the busiest pipeline stage
+(training) or weights and KV cache (inference), compared with the GPU's HBM."""
+
+from models_engine.engines.performance.layout import Layout, candidate_layouts
+from models_engine.engines.performance.memory import (
+    GIB,
+    ExpertShape,
+    LayerShape,
+    activation_bytes_per_layer,
+    in_flight_layers,
+    model_state_bytes,
+)
+
+# Bytes per weight when serving (no optimizer): FP8 weights are one byte.
+INFERENCE_WEIGHT_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
+
+
+def _zero_stage(value) -> int:
+    return 3 if value == "fsdp" else int(value)
+
+
+def layer_shape(workload) -> LayerShape:
+    return LayerShape(
+        hidden_size=workload.hidden_size,
+        attention_heads=workload.attention_heads,
+        kv_heads=workload.kv_heads_effective,
+        head_dim=workload.head_dim or workload.hidden_size // workload.attention_heads,
+        ffn_hidden_size=workload.ffn_hidden_size,
+        gated_mlp=workload.gated_mlp,
+    )
+
+
+def is_moe_layer(workload, index: int) -> bool:
+    moe = workload.moe
+    if moe is None or index < moe.first_dense_layers:
+        return False
+    return (index - moe.first_dense_layers) % moe.moe_layer_frequency == 0
+
+
+def first_stage_layers(workload, layout: Layout, parallelism) -> int:
+    explicit = getattr(parallelism, "first_stage_layers", None)
+    if explicit is not None:
+        return explicit
+    return -(-workload.layers // layout.pp)  # ceil: an uneven split puts the extra layer first
+
+
+def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]:
+    """(dense params, expert params) on one GPU of a stage holding `layer_indices`."""
+    shape = layer_shape(workload)
+    dense = expert = 0.0
+    for index in layer_indices:
+        if is_moe_layer(workload, index):
+            experts = ExpertShape(
+                experts=workload.moe.experts,
+                shared_experts=workload.moe.shared_experts,
+                expert_ffn_hidden_size=workload.moe.expert_ffn_hidden_size,
+            )
+            dense += shape.attention_params() + 2 * shape.hidden_size
+            dense += experts.shared_params(shape.hidden_size, shape.mlp_matrices)
+            expert += experts.routed_params(shape.hidden_size, shape.mlp_matrices) / layout.ep
+        else:
+            dense += shape.params_per_layer()
+    return dense / layout.tp, expert / layout.tp
+
+
+def memory_breakdown_gib(workload, layout: Layout, parallelism=None) -> dict[str, float]:
+    """GiB per GPU on the first pipeline stage (it holds the embedding and the most in-flight
+    micro-batches). Embedding states are kept apart: published per-GPU figures (Korthikanti
+    Fig. 1) count the transformer layers only."""
+    zero = _zero_stage(layout.zero_stage)
+    layers = range(first_stage_layers(workload, layout, parallelism))
+    dense, expert = stage_params(workload, layout, layers)
+    dense_states = model_state_bytes(params_on_gpu=dense, dp=layout.dp, zero_stage=zero)
+    # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
+    expert_dp = max(1, layout.dp // layout.ep)
+    expert_states = model_state_bytes(params_on_gpu=expert, dp=expert_dp, zero_stage=zero)
+    weights, gradients, optimizer = (
+        d + e for d, e in zip(dense_states, expert_states, strict=True)
+    )
+    embedding_copies = 1 if (layout.pp > 1 or workload.tied_embeddings) else 2
+    embedding_params = embedding_copies * workload.vocab_size * workload.hidden_size / layout.tp
+    embedding = sum(
+        model_state_bytes(params_on_gpu=embedding_params, dp=layout.dp, zero_stage=zero)
+    )
+    per_layer = activation_bytes_per_layer(
+        seq_len=workload.sequence_length / layout.cp,
+        micro_batch=layout.micro_batch_size,
+        hidden=workload.hidden_size,
+        heads=workload.attention_heads,
+        tp=layout.tp,
+        sequence_parallel=layout.sequence_parallel,
+        recompute=layout.recompute,
+    )
+    activations = per_layer * in_flight_layers(
+        layers=workload.layers, pp=layout.pp, virtual_stages=layout.virtual_stages
+    )
+    return {
+        "weights": weights / GIB,
+        "gradients": gradients / GIB,
+        "optimizer_states": optimizer / GIB,
+        "embedding_states": embedding / GIB,
+        "activations": activations / GIB,
+    }
+
+
+def inference_memory_gib(workload, layout: Layout) -> dict[str, float]:
+    """Weights at serving precision plus the KV cache of the whole batch at full context."""
+    shape = layer_shape(workload)
+    target = workload.inference
+    weight_bytes = INFERENCE_WEIGHT_BYTES[workload.precision]
+    dense, expert = stage_params(workload, layout, range(workload.layers // layout.pp))
+    embedding = 2 * workload.vocab_size * workload.hidden_size / layout.tp
+    context = target.prompt_tokens + target.output_tokens
+    kv_heads_on_gpu = max(1, shape.kv_heads / layout.tp)  # a KV head is replicated below tp
+    kv_cache = (
+        2
+        * (workload.layers / layout.pp)
+        * kv_heads_on_gpu
+        * shape.head_dim
+        * context
+        * target.batch_size
+        * weight_bytes
+    )
+    return {
+        "weights": (dense + expert + embedding) * weight_bytes / GIB,
+        "kv_cache": kv_cache / GIB,
+    }
+
+
+def explicit_layout(parallelism) -> Layout:
+    return Layout(
+        tp=parallelism.tp,
+        pp=parallelism.pp,
+        dp=parallelism.dp,
+        cp=parallelism.cp,
+        ep=parallelism.ep,
+        virtual_stages=parallelism.virtual_stages,
+        micro_batch_size=parallelism.micro_batch_size,
+        zero_stage=_zero_stage(parallelism.zero_stage),
+        sequence_parallel=parallelism.sequence_parallel,
+        recompute=parallelism.recompute,
+    )
+
+
+def breakdown_for(spec, layout: Layout) -> dict[str, float]:
+    if spec.workload.kind == "inference":
+        return inference_memory_gib(spec.workload, layout)
+    return memory_breakdown_gib(spec.workload, layout, spec.workload.parallelism)
+
+
+def choose_layout(spec, hbm_capacity_gib: float) -> Layout:
+    parallelism = spec.workload.parallelism
+    if parallelism != "auto":
+        return explicit_layout(parallelism)
+    candidates = candidate_layouts(
+        gpu_count=spec.compute.gpu_count,
+        domain_gpus=spec.compute.nvlink_domain.gpus,
+        layers=spec.workload.layers,
+        heads=spec.workload.attention_heads,
+        kv_heads=spec.workload.kv_heads_effective,
+    )
+    for candidate in candidates:
+        if sum(breakdown_for(spec, candidate).values()) <= hbm_capacity_gib:
+            return candidate
+    # Nothing fits: show the most sharded layout so the user sees by how much it misses.
+    return candidates[-1]
+
+
+def evaluate_memory(spec, gpu) -> dict:
+    capacity = gpu.hbm_capacity_gib
+    layout = choose_layout(spec, capacity)
+    breakdown = breakdown_for(spec, layout)
+    total = sum(breakdown.values())
+    stage = (
+        "one model replica shard (weights + KV cache)"
+        if spec.workload.kind == "inference"
+        else "first pipeline stage (embedding + most in-flight micro-batches)"
+    )
+    return {
+        "layout": layout.as_dict(),
+        "memory": {
+            "per_gpu_gib": breakdown,
+            "total_gib": total,
+            "hbm_capacity_gib": capacity,
+            "headroom_gib": capacity - total,
+            "fits": total <= capacity,
+            "stage": stage,
+        },
+        "model": {"parameters_total_b": total_params(spec.workload) / 1e9},
+    }
+
+
+def total_params(workload) -> float:
+    unsharded = Layout(tp=1, pp=1, dp=1)
+    dense, expert = stage_params(workload, unsharded, range(workload.layers))
+    embedding_copies = 1 if workload.tied_embeddings else 2
+    return dense + expert + embedding_copies * workload.vocab_size * workload.hidden_size

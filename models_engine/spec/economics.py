@@ -1,0 +1,70 @@
+"""`economics` section: ownership model, horizon, and price overrides."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ._base import SpecModel, section_field, spec_field
+
+
+class PriceOverrides(SpecModel):
+    """Prices that replace the catalog / regional figures. null = use the catalog."""
+
+    gpu_price_usd: float | None = spec_field(
+        None, unit="USD", description="Price of one GPU.", ge=0, le=1e8
+    )
+    system_price_usd: float | None = spec_field(
+        None, unit="USD", description="Price of one node / system.", ge=0, le=1e9
+    )
+    power_usd_per_kwh: float | None = spec_field(
+        None, unit="USD/kWh", description="Electricity price for every site.", ge=0, le=10
+    )
+    colocation_usd_per_kw_month: float | None = spec_field(
+        None,
+        unit="USD/kW-month",
+        description="Colocation price per kW of IT load.",
+        ge=0,
+        le=100_000,
+    )
+    staff_usd_per_fte_year: float | None = spec_field(
+        None,
+        unit="USD/FTE-year",
+        description="Fully loaded cost of one operations FTE.",
+        ge=0,
+        le=1e8,
+    )
+    cloud_usd_per_gpu_hour: float | None = spec_field(
+        None, unit="USD/GPU-hour", description="Cloud price per GPU-hour.", ge=0, le=10_000
+    )
+
+
+class Economics(SpecModel):
+    """How the cluster is paid for and over what horizon."""
+
+    ownership: Literal["on-prem", "colocation", "cloud-reserved", "cloud-on-demand"] = spec_field(
+        "on-prem", unit="enum", description="Ownership / procurement model."
+    )
+    utilisation: float = spec_field(
+        0.75,
+        unit="fraction (0-1)",
+        description="Share of GPU-hours doing useful work.",
+        gt=0,
+        le=1,
+    )
+    horizon_years: float = spec_field(
+        5.0, unit="years", description="Period the TCO covers.", gt=0, le=30
+    )
+    depreciation_years: float = spec_field(
+        5.0,
+        unit="years",
+        description="Straight-line depreciation life of hardware.",
+        gt=0,
+        le=30,
+    )
+    discount_rate: float = spec_field(
+        0.08, unit="fraction per year", description="Discount rate for NPV.", ge=0, le=1
+    )
+    currency: Literal["USD"] = spec_field("USD", unit="ISO 4217", description="Currency.")
+    price_overrides: PriceOverrides = section_field(
+        PriceOverrides(), description="Prices that replace catalog figures."
+    )

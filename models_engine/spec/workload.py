@@ -1,0 +1,440 @@
+"""`workload` section: model architecture, training run, parallelism, inference targets."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from ._base import RuleViolations, SpecModel, divisors, literal_or, section_field, spec_field
+
+
+class MixtureOfExperts(SpecModel):
+    """Mixture-of-experts feed-forward layers (absent for a dense model)."""
+
+    experts: int = spec_field(
+        ..., unit="count", description="Routed experts per MoE layer.", ge=2, le=4096
+    )
+    top_k: int = spec_field(
+        2, unit="count", description="Routed experts activated per token.", ge=1, le=64
+    )
+    expert_ffn_hidden_size: int = spec_field(
+        ...,
+        unit="count (hidden units)",
+        description="FFN hidden size of one expert.",
+        ge=1,
+        le=1_000_000,
+    )
+    shared_experts: int = spec_field(
+        0,
+        unit="count",
+        description="Always-active shared experts per MoE layer (DeepSeek style).",
+        ge=0,
+        le=64,
+    )
+    moe_layer_frequency: int = spec_field(
+        1,
+        unit="layers",
+        description="Every n-th transformer layer is an MoE layer (1 = all of them).",
+        ge=1,
+        le=64,
+    )
+    first_dense_layers: int = spec_field(
+        0,
+        unit="layers",
+        description="Leading layers that stay dense (DeepSeek-V3 uses 3).",
+        ge=0,
+        le=1000,
+    )
+
+
+ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")
+
+
+class Parallelism(SpecModel):
+    """Explicit Megatron-style parallel layout. tp x pp x dp x cp must equal compute.gpu_count;
+    expert parallelism (ep) is carved out of dp."""
+
+    tp: int = spec_field(1, unit="GPUs", description="Tensor-parallel size.", ge=1, le=1024)
+    pp: int = spec_field(1, unit="stages", description="Pipeline-parallel size.", ge=1, le=1024)
+    dp: int = spec_field(
+        1, unit="replicas", description="Data-parallel size (replicas).", ge=1, le=1_000_000
+    )
+    cp: int = spec_field(
+        1, unit="GPUs", description="Context-parallel size (sequence split).", ge=1, le=1024
+    )
+    ep: int = spec_field(
+        1,
+        unit="GPUs",
+        description="Expert-parallel size; must divide dp (MoE models only).",
+        ge=1,
+        le=4096,
+    )
+    virtual_stages: int = spec_field(
+        1,
+        unit="chunks per stage",
+        description="Interleaved pipeline: model chunks per pipeline rank (1 = no interleave).",
+        ge=1,
+        le=64,
+    )
+    first_stage_layers: int | None = spec_field(
+        None,
+        unit="layers",
+        description=(
+            "Layers on the first pipeline stage when uneven (Megatron "
+            "--decoder-first-pipeline-num-layers); null = even split."
+        ),
+        ge=0,
+        le=10_000,
+    )
+    last_stage_layers: int | None = spec_field(
+        None,
+        unit="layers",
+        description=(
+            "Layers on the last pipeline stage when uneven (Megatron "
+            "--decoder-last-pipeline-num-layers); null = even split."
+        ),
+        ge=0,
+        le=10_000,
+    )
+    micro_batch_size: int = spec_field(
+        1, unit="sequences", description="Sequences per micro-batch.", ge=1, le=4096
+    )
+    zero_stage: ZeroStage = spec_field(  # type: ignore[valid-type]
+        1,
+        unit="enum",
+        description=(
+            "Optimizer/gradient/weight sharding over dp: ZeRO stage 0-3 (1 = Megatron "
+            "distributed optimizer) or 'fsdp' (PyTorch FSDP full sharding, ZeRO-3-like)."
+        ),
+    )
+    sequence_parallel: bool = spec_field(
+        False,
+        unit="boolean",
+        description="Megatron sequence parallelism (shards LayerNorm/dropout activations by tp).",
+    )
+    recompute: Literal["none", "selective", "full"] = spec_field(
+        "selective", unit="enum", description="Activation recomputation policy."
+    )
+
+    @model_validator(mode="after")
+    def _check_layout(self) -> Parallelism:
+        issues = RuleViolations()
+        if self.virtual_stages > 1 and self.pp == 1:
+            issues.add(
+                "virtual_stages",
+                "an interleaved schedule (virtual_stages > 1) needs pp > 1",
+                {"eq": 1},
+            )
+        uneven = [s for s in (self.first_stage_layers, self.last_stage_layers) if s is not None]
+        if uneven and self.pp < 2:
+            issues.add(
+                "pp",
+                "first_stage_layers / last_stage_layers need pp >= 2",
+                {"ge": 2},
+            )
+        issues.raise_if_any()
+        return self
+
+
+class LatencySlo(SpecModel):
+    """Latency service-level objectives of an inference deployment, in milliseconds."""
+
+    time_per_output_token: float = spec_field(
+        50.0,
+        unit="ms",
+        description="Time per output token (inter-token latency) objective, milliseconds.",
+        gt=0,
+        le=60_000,
+    )
+    time_to_first_token: float = spec_field(
+        2000.0,
+        unit="ms",
+        description="Time to first token objective, milliseconds.",
+        gt=0,
+        le=600_000,
+    )
+
+
+class InferenceTarget(SpecModel):
+    """What an inference fleet must deliver (workload.kind = 'inference')."""
+
+    target_tokens_per_s: float = spec_field(
+        ...,
+        unit="tokens/s",
+        description="Aggregate generated (output) tokens per second the fleet must serve.",
+        gt=0,
+        le=1e12,
+    )
+    latency_slo_ms: LatencySlo = section_field(
+        LatencySlo(), description="Latency objectives (milliseconds)."
+    )
+    batch_size: int = spec_field(
+        32,
+        unit="sequences",
+        description="Concurrent sequences decoded per model replica.",
+        ge=1,
+        le=65_536,
+    )
+    prompt_tokens: int = spec_field(
+        2048, unit="tokens", description="Average prompt (input) length.", ge=1, le=10_000_000
+    )
+    output_tokens: int = spec_field(
+        512, unit="tokens", description="Average generated length.", ge=1, le=10_000_000
+    )
+
+
+AutoOrParallelism = literal_or(
+    "auto", Parallelism, "an object {tp, pp, dp, cp, ep, virtual_stages, ...}"
+)
+
+
+class Workload(SpecModel):
+    """The model and what to do with it: train it for a number of tokens, or serve it."""
+
+    kind: Literal["training", "inference"] = spec_field(
+        "training", unit="enum", description="Train the model, or serve it (inference)."
+    )
+    parameters_b: float | None = spec_field(
+        None,
+        unit="billion parameters",
+        description=(
+            "Stated total parameter count in billions, as a label. Engines derive the count "
+            "from the architecture; null = derive only."
+        ),
+        gt=0,
+        le=1_000_000,
+    )
+    layers: int = spec_field(..., unit="count", description="Transformer layers.", ge=1, le=10_000)
+    hidden_size: int = spec_field(
+        ..., unit="count (hidden units)", description="Model width d_model.", ge=1, le=1_000_000
+    )
+    attention_heads: int = spec_field(
+        ..., unit="count", description="Query attention heads.", ge=1, le=10_000
+    )
+    kv_heads: int | None = spec_field(
+        None,
+        unit="count",
+        description="Key/value heads (GQA groups); must divide attention_heads. null = MHA.",
+        ge=1,
+        le=10_000,
+    )
+    head_dim: int | None = spec_field(
+        None,
+        unit="count",
+        description="Per-head dimension; null = hidden_size / attention_heads.",
+        ge=1,
+        le=65_536,
+    )
+    ffn_hidden_size: int = spec_field(
+        ...,
+        unit="count (hidden units)",
+        description="Dense FFN hidden size (per projection when gated).",
+        ge=1,
+        le=10_000_000,
+    )
+    gated_mlp: bool = spec_field(
+        True,
+        unit="boolean",
+        description="Gated MLP (SwiGLU: three projections instead of two).",
+    )
+    tied_embeddings: bool = spec_field(
+        False, unit="boolean", description="Input embedding and output head share weights."
+    )
+    sequence_length: int = spec_field(
+        4096, unit="tokens", description="Training / context sequence length.", ge=1, le=10_000_000
+    )
+    vocab_size: int = spec_field(
+        32_000, unit="tokens", description="Vocabulary size.", ge=1, le=10_000_000
+    )
+    moe: MixtureOfExperts | None = section_field(
+        None, description="Mixture-of-experts settings; null for a dense model."
+    )
+    tokens_to_train: float = spec_field(
+        1e12,
+        unit="tokens",
+        description="Training tokens for the run (e.g. 15e12). Ignored for inference.",
+        gt=0,
+        le=1e16,
+    )
+    global_batch_sequences: int = spec_field(
+        1024,
+        unit="sequences",
+        description="Global batch size in sequences per optimizer step.",
+        ge=1,
+        le=10_000_000,
+    )
+    precision: Literal["bf16", "fp8", "fp16"] = spec_field(
+        "bf16", unit="enum", description="Compute precision of the matrix multiplies."
+    )
+    parallelism: AutoOrParallelism = section_field(  # type: ignore[valid-type]
+        "auto",
+        description="'auto' (the performance engine picks the best layout) or an explicit layout.",
+    )
+    inference: InferenceTarget | None = section_field(
+        None, description="Serving targets; required when kind is 'inference', else null."
+    )
+
+    @property
+    def kv_heads_effective(self) -> int:
+        return self.kv_heads if self.kv_heads is not None else self.attention_heads
+
+    @model_validator(mode="after")
+    def _check_architecture(self) -> Workload:
+        issues = RuleViolations()
+        self._check_shape(issues)
+        self._check_kind(issues)
+        if isinstance(self.parallelism, Parallelism):
+            self._check_parallel_layout(self.parallelism, issues)
+        issues.raise_if_any()
+        return self
+
+    def _check_shape(self, issues: RuleViolations) -> None:
+        heads, kv = self.attention_heads, self.kv_heads_effective
+        if heads % kv:
+            issues.add(
+                "kv_heads",
+                f"kv_heads ({kv}) must divide attention_heads ({heads})",
+                {"one_of": divisors(heads)},
+            )
+        if self.head_dim is None and self.hidden_size % heads:
+            issues.add(
+                "hidden_size",
+                f"hidden_size ({self.hidden_size}) must be a multiple of attention_heads "
+                f"({heads}), or set head_dim",
+                {"multiple_of": heads},
+            )
+        moe = self.moe
+        if moe is not None:
+            if moe.top_k > moe.experts:
+                issues.add(
+                    "moe.top_k",
+                    f"top_k ({moe.top_k}) cannot exceed experts ({moe.experts})",
+                    {"le": moe.experts},
+                )
+            if moe.first_dense_layers >= self.layers:
+                issues.add(
+                    "moe.first_dense_layers",
+                    f"first_dense_layers ({moe.first_dense_layers}) must be below layers "
+                    f"({self.layers})",
+                    {"lt": self.layers},
+                )
+
+    def _check_kind(self, issues: RuleViolations) -> None:
+        if self.kind == "inference" and self.inference is None:
+            issues.add("inference", "required when kind is 'inference'")
+        if self.kind == "training" and self.inference is not None:
+            issues.add("inference", "only allowed when kind is 'inference'; set it to null")
+        target = self.inference
+        if target is not None and target.prompt_tokens + target.output_tokens > (
+            self.sequence_length
+        ):
+            issues.add(
+                "inference.output_tokens",
+                f"prompt_tokens + output_tokens ({target.prompt_tokens + target.output_tokens}) "
+                f"must fit in sequence_length ({self.sequence_length})",
+                {"le": max(self.sequence_length - target.prompt_tokens, 0)},
+            )
+
+    def _check_parallel_layout(self, par: Parallelism, issues: RuleViolations) -> None:
+        """Megatron's divisibility rules between the model shape and the layout."""
+        heads, kv = self.attention_heads, self.kv_heads_effective
+        if heads % par.tp:
+            issues.add(
+                "parallelism.tp",
+                f"tp ({par.tp}) must divide attention_heads ({heads})",
+                {"one_of": divisors(heads)},
+            )
+        elif self.kind == "training" and kv % par.tp:
+            # Megatron shards query groups over tp; serving stacks may replicate KV heads.
+            issues.add(
+                "parallelism.tp",
+                f"tp ({par.tp}) must divide kv_heads ({kv}) for training",
+                {"one_of": divisors(kv)},
+            )
+        elif self.kind == "inference" and kv % par.tp and par.tp % kv:
+            issues.add(
+                "parallelism.tp",
+                f"tp ({par.tp}) and kv_heads ({kv}) must divide one another",
+            )
+        if self.ffn_hidden_size % par.tp:
+            issues.add(
+                "parallelism.tp",
+                f"tp ({par.tp}) must divide ffn_hidden_size ({self.ffn_hidden_size})",
+            )
+        self._check_pipeline_split(par, issues)
+        if par.cp > 1 and self.sequence_length % (2 * par.cp):
+            # Causal load balancing splits each sequence into 2 x cp chunks.
+            issues.add(
+                "parallelism.cp",
+                f"sequence_length ({self.sequence_length}) must be a multiple of 2 x cp "
+                f"({2 * par.cp})",
+            )
+        self._check_experts(par, issues)
+        if self.kind == "training" and self.global_batch_sequences % (
+            par.micro_batch_size * par.dp
+        ):
+            issues.add(
+                "global_batch_sequences",
+                f"global_batch_sequences ({self.global_batch_sequences}) must be a multiple of "
+                f"micro_batch_size x dp ({par.micro_batch_size} x {par.dp})",
+                {"multiple_of": par.micro_batch_size * par.dp},
+            )
+
+    def _check_pipeline_split(self, par: Parallelism, issues: RuleViolations) -> None:
+        v = par.virtual_stages
+        first, last = par.first_stage_layers, par.last_stage_layers
+        if first is None and last is None:
+            if self.layers % (par.pp * v):
+                issues.add(
+                    "parallelism.pp",
+                    f"layers ({self.layers}) must split evenly over pp x virtual_stages "
+                    f"({par.pp} x {v} = {par.pp * v}); or set first_stage_layers / "
+                    "last_stage_layers for an uneven split",
+                    {"pp_times_virtual_stages_one_of": divisors(self.layers)},
+                )
+            return
+        if par.pp < 2:
+            return  # reported by Parallelism itself
+        uneven = [n for n in (first, last) if n is not None]
+        middle_layers = self.layers - sum(uneven)
+        middle_stages = par.pp - len(uneven)
+        for name, n in (("first_stage_layers", first), ("last_stage_layers", last)):
+            if n is not None and n % v:
+                issues.add(
+                    f"parallelism.{name}",
+                    f"{name} ({n}) must be a multiple of virtual_stages ({v})",
+                    {"multiple_of": v},
+                )
+        if middle_stages == 0:
+            if middle_layers != 0:
+                issues.add(
+                    "parallelism.pp",
+                    f"with pp = {par.pp} every stage is first or last, so first_stage_layers + "
+                    f"last_stage_layers must equal layers ({self.layers})",
+                )
+        elif middle_layers <= 0 or middle_layers % (middle_stages * v):
+            issues.add(
+                "parallelism.pp",
+                f"the {middle_layers} layers left after the first/last stages must split "
+                f"evenly over the other {middle_stages} stages x virtual_stages ({v})",
+            )
+
+    def _check_experts(self, par: Parallelism, issues: RuleViolations) -> None:
+        if par.ep == 1:
+            return
+        if self.moe is None:
+            issues.add("parallelism.ep", "ep > 1 needs an MoE model (workload.moe)", {"eq": 1})
+            return
+        if par.dp % par.ep:
+            issues.add(
+                "parallelism.ep",
+                f"ep ({par.ep}) must divide dp ({par.dp})",
+                {"one_of": divisors(par.dp)},
+            )
+        if self.moe.experts % par.ep:
+            issues.add(
+                "parallelism.ep",
+                f"ep ({par.ep}) must divide moe.experts ({self.moe.experts})",
+                {"one_of": divisors(self.moe.experts)},
+            )

@@ -1,0 +1,17 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from studio.api import views
+
+router = DefaultRouter()
+router.register("projects", views.ProjectViewSet, basename="api-project")
+router.register("designs", views.DesignViewSet, basename="api-design")
+router.register("runs", views.EngineRunViewSet, basename="api-run")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("spec-schema/", views.SpecSchemaView.as_view(), name="api-spec-schema"),
+    *router.urls,
+]

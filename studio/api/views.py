@@ -1,0 +1,105 @@
+"""REST endpoints: thin viewsets over the services, scoped by team membership."""
+
+from django.db import IntegrityError
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from models_engine.spec import design_json_schema
+from studio.api import serializers as s
+from studio.api.scoping import TeamScopedViewSet
+from studio.designs import services as design_services
+from studio.designs.selectors import designs_visible_to, projects_visible_to
+from studio.runs import services as run_services
+from studio.runs.selectors import runs_visible_to
+
+
+def _field_errors(exc: design_services.DesignSpecInvalid) -> dict:
+    """Engine validation errors as DRF field errors keyed by the spec path."""
+    errors: dict[str, list[str]] = {}
+    for error in exc.errors:
+        errors.setdefault(f"spec.{error['path']}" if error["path"] else "spec", []).append(
+            error["message"]
+        )
+    return errors
+
+
+class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+    scope_selector = projects_visible_to
+    serializer_class = s.ProjectSerializer
+    filterset_fields = ["team"]
+
+    def create(self, request):
+        serializer = s.ProjectSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        team = serializer.validated_data["team"]
+        self.require_team_role(team.pk)
+        try:
+            project = design_services.project_create(
+                actor=request.user,
+                team=team,
+                name=serializer.validated_data["name"],
+                description=serializer.validated_data.get("description", ""),
+            )
+        except IntegrityError as exc:
+            raise ValidationError(
+                {"name": ["This team already has a project with that name."]}
+            ) from exc
+        return Response(s.ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
+
+
+class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+    scope_selector = designs_visible_to
+    serializer_class = s.DesignSerializer
+    filterset_fields = ["project"]
+
+    @extend_schema(request=s.DesignCreateSerializer, responses=s.DesignSerializer)
+    def create(self, request):
+        payload = s.DesignCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        project = (
+            projects_visible_to(request.user).filter(pk=payload.validated_data["project"]).first()
+        )
+        if project is None:
+            raise ValidationError({"project": ["No such project in your teams."]})
+        self.require_team_role(project.team_id)
+        try:
+            design = design_services.design_create(
+                actor=request.user,
+                project=project,
+                name=payload.validated_data["name"],
+                spec=payload.validated_data["spec"],
+                message=payload.validated_data["message"],
+            )
+        except design_services.DesignSpecInvalid as exc:
+            raise ValidationError(_field_errors(exc)) from exc
+        except IntegrityError as exc:
+            raise ValidationError(
+                {"name": ["This project already has a design with that name."]}
+            ) from exc
+        return Response(s.DesignSerializer(design).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=s.EngineRunSerializer)
+    @action(detail=True, methods=["post"])
+    def evaluate(self, request, pk=None):
+        design = self.get_object()
+        self.require_team_role(design.project.team_id)
+        run = run_services.run_enqueue(actor=request.user, revision=design.latest_revision)
+        return Response(s.EngineRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class EngineRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+    scope_selector = runs_visible_to
+    serializer_class = s.EngineRunSerializer
+    filterset_fields = ["status", "revision"]
+
+
+class SpecSchemaView(APIView):
+    """The JSON Schema of the design spec, as the engine publishes it."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response(design_json_schema())

@@ -1,0 +1,29 @@
+from django import forms
+
+from studio.accounts.models import Role, Team
+from studio.designs.examples import list_examples
+
+
+class ProjectCreateForm(forms.Form):
+    team = forms.ModelChoiceField(queryset=Team.objects.none())
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only teams where the user may create things are offered.
+        teams = Team.objects.filter(
+            memberships__user=user, memberships__role__in=[Role.OWNER, Role.EDITOR]
+        )
+        self.fields["team"].queryset = teams
+        if len(teams) == 1:
+            self.fields["team"].initial = teams[0].pk
+
+
+class DesignFromExampleForm(forms.Form):
+    example = forms.ChoiceField(choices=())
+    name = forms.CharField(max_length=200)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["example"].choices = [(e.slug, e.name) for e in list_examples()]

@@ -1,0 +1,27 @@
+"""Every read of projects and designs is scoped to the teams the user belongs to."""
+
+from django.db.models import QuerySet
+
+from studio.designs.models import Design, DesignRevision, Project
+
+
+def projects_visible_to(user) -> QuerySet[Project]:
+    if not user.is_authenticated:
+        return Project.objects.none()
+    return Project.objects.filter(team__memberships__user=user).select_related("team")
+
+
+def designs_visible_to(user) -> QuerySet[Design]:
+    if not user.is_authenticated:
+        return Design.objects.none()
+    return Design.objects.filter(project__team__memberships__user=user).select_related(
+        "project", "project__team"
+    )
+
+
+def revisions_visible_to(user) -> QuerySet[DesignRevision]:
+    if not user.is_authenticated:
+        return DesignRevision.objects.none()
+    return DesignRevision.objects.filter(
+        design__project__team__memberships__user=user
+    ).select_related("design", "design__project")

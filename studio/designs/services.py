@@ -1,0 +1,75 @@
+"""Every write to projects, designs and revisions, each with its audit row."""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from models_engine.spec import SpecValidationError, design_to_dict, parse_design, spec_hash
+from studio.core.audit import audit_record
+from studio.designs.models import Design, DesignRevision, Project
+
+
+class DesignSpecInvalid(ValidationError):
+    """The spec failed the engine's validation; `errors` holds path + message per field."""
+
+    def __init__(self, errors: list[dict]):
+        self.errors = errors
+        super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+
+
+def validated_spec(spec: dict) -> tuple[dict, str]:
+    """Normalise a spec through the engine's schema; the stored form is the canonical one."""
+    try:
+        parsed = parse_design(spec)
+    except SpecValidationError as exc:
+        raise DesignSpecInvalid(exc.errors) from exc
+    return design_to_dict(parsed), spec_hash(parsed)
+
+
+@transaction.atomic
+def project_create(*, actor, team, name: str, description: str = "") -> Project:
+    project = Project.objects.create(
+        team=team, name=name, description=description, created_by=actor
+    )
+    audit_record(actor=actor, team=team, action="project.create", target=project)
+    return project
+
+
+@transaction.atomic
+def design_create(*, actor, project: Project, name: str, spec: dict, message: str) -> Design:
+    canonical, digest = validated_spec(spec)
+    design = Design.objects.create(project=project, name=name, created_by=actor)
+    _revision_insert(actor=actor, design=design, spec=canonical, digest=digest, message=message)
+    audit_record(actor=actor, team=project.team, action="design.create", target=design)
+    return design
+
+
+@transaction.atomic
+def design_revision_create(*, actor, design: Design, spec: dict, message: str) -> DesignRevision:
+    canonical, digest = validated_spec(spec)
+    # Lock the design row so two editors never get the same revision number.
+    Design.objects.select_for_update().get(pk=design.pk)
+    return _revision_insert(
+        actor=actor, design=design, spec=canonical, digest=digest, message=message
+    )
+
+
+def _revision_insert(
+    *, actor, design: Design, spec: dict, digest: str, message: str
+) -> DesignRevision:
+    last = design.revisions.order_by("-number").values_list("number", flat=True).first() or 0
+    revision = DesignRevision.objects.create(
+        design=design,
+        number=last + 1,
+        spec=spec,
+        spec_hash=digest,
+        message=message,
+        author=actor,
+    )
+    audit_record(
+        actor=actor,
+        team=design.project.team,
+        action="revision.create",
+        target=revision,
+        data={"design": design.pk, "number": revision.number, "spec_hash": digest},
+    )
+    return revision

@@ -1,0 +1,47 @@
+"""Run pages: start an evaluation, watch its progress, read its results."""
+
+from django.http import HttpResponseNotAllowed
+from django.shortcuts import redirect
+from django.views.generic import DetailView
+
+from studio.accounts.models import Role
+from studio.core.scoping import TeamScopedObjectMixin
+from studio.designs.selectors import designs_visible_to
+from studio.runs import services
+from studio.runs.charts import run_figures
+from studio.runs.selectors import runs_visible_to
+
+
+class DesignEvaluateView(TeamScopedObjectMixin, DetailView):
+    """POST only: evaluate the latest revision of a design."""
+
+    scope_selector = designs_visible_to
+    team_id_path = "project.team_id"
+
+    def get(self, request, *args, **kwargs):
+        return HttpResponseNotAllowed(["POST"])
+
+    def post(self, request, *args, **kwargs):
+        design = self.get_object()
+        self.require_role(design, Role.EDITOR)
+        run = services.run_enqueue(actor=request.user, revision=design.latest_revision)
+        return redirect("run-detail", pk=run.pk)
+
+
+class RunDetailView(TeamScopedObjectMixin, DetailView):
+    scope_selector = runs_visible_to
+    team_id_path = "revision.design.project.team_id"
+    context_object_name = "run"
+
+    def get_template_names(self):
+        if self.request.htmx:
+            return ["runs/_run_status.html"]
+        return ["runs/run_detail.html"]
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        run = self.object
+        context["figures"] = run_figures(run.results) if run.results else []
+        context["progress_completed"] = len(run.progress.get("completed", []))
+        context["progress_total"] = len(run.progress.get("engines", [])) or 1
+        return context

@@ -1,0 +1,1 @@
+"""Settings split cookiecutter-django style: base, local (default), test, production."""

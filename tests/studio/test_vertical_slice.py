@@ -1,0 +1,99 @@
+"""Log in, create a project, a design from an example, evaluate it, see the chart."""
+
+import json
+
+import pytest
+from django.contrib.staticfiles import finders
+
+from studio.designs.models import DesignRevision
+from studio.runs.models import EngineRun, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def test_slice_through_the_html_pages(client, team_a, django_capture_on_commit_callbacks):
+    _alice, alpha = team_a
+    assert client.login(username="alice", password="pw-alice")
+    response = client.post("/", {"team": alpha.pk, "name": "Cluster 2027", "description": ""})
+    assert response.status_code == 302
+    project_url = response.url
+    response = client.post(project_url, {"example": "h100-256-onprem-starter", "name": "Starter"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    design_url = response.url
+    assert "Evaluate" in client.get(design_url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(design_url + "evaluate/")
+    assert response.status_code == 302
+    run = EngineRun.objects.get()
+    assert run.status == RunStatus.DONE, run.error  # eager in unit tests
+    page = client.get(response.url).content.decode()
+    assert "vendor/plotly.min.js" in page
+    assert 'id="figure-memory-per-gpu"' in page
+    figure = json.loads(
+        page.split('id="figure-memory-per-gpu" type="application/json">')[1].split("</script>")[0]
+    )
+    assert figure["data"] and figure["layout"]["yaxis"]["title"]["text"].endswith("(GiB)")
+    assert sum(bar["y"][0] for bar in figure["data"]) == pytest.approx(
+        run.results["performance"]["memory"]["total_gib"], rel=1e-9
+    )
+
+
+def test_identical_revision_reuses_the_cached_result(
+    client, team_a, design_in, django_capture_on_commit_callbacks
+):
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/designs/{design.pk}/evaluate/")
+    client.post(f"/designs/{design.pk}/evaluate/")
+    first, second = EngineRun.objects.order_by("pk")
+    assert second.cached_from_id == first.pk
+    assert second.results == first.results
+
+
+def test_revisions_are_immutable(team_a, design_in):
+    alice, alpha = team_a
+    revision = design_in(alice, alpha).latest_revision
+    revision.message = "rewrite history"
+    with pytest.raises(ValueError):
+        revision.save()
+    assert DesignRevision.objects.get(pk=revision.pk).message == "test"
+
+
+def test_plotly_js_is_served_from_the_plotly_package():
+    import plotly
+
+    found = finders.find("vendor/plotly.min.js")
+    assert found and found.startswith(str(__import__("pathlib").Path(plotly.__file__).parent))
+
+
+def test_run_page_polls_until_finished(client, team_a, design_in):
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    from studio.runs import services
+
+    run = services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    client.force_login(alice)
+    partial = client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"}).content.decode()
+    assert 'hx-trigger="every 1s"' in partial and "<html" not in partial
+    services.run_execute(run_id=run.pk)
+    partial = client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"}).content.decode()
+    assert "hx-trigger" not in partial and 'data-status="done"' in partial
+
+
+def test_failed_run_records_why(team_a, design_in, monkeypatch):
+    import models_engine
+    from studio.runs import services
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+
+    def broken(spec, on_progress=None):
+        raise RuntimeError("engine exploded")
+
+    monkeypatch.setattr(models_engine, "evaluate", broken)
+    run = services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    run = services.run_execute(run_id=run.pk)
+    assert run.status == RunStatus.FAILED and "engine exploded" in run.error
