@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from ._base import RuleViolations, SpecModel, divisors, literal_or, section_field, spec_field
+from .parallel_rules import check_parallel_layout
 
 
 class MixtureOfExperts(SpecModel):
@@ -285,7 +286,7 @@ class Workload(SpecModel):
         self._check_shape(issues)
         self._check_kind(issues)
         if isinstance(self.parallelism, Parallelism):
-            self._check_parallel_layout(self.parallelism, issues)
+            check_parallel_layout(self, self.parallelism, issues)
         issues.raise_if_any()
         return self
 
@@ -334,107 +335,4 @@ class Workload(SpecModel):
                 f"prompt_tokens + output_tokens ({target.prompt_tokens + target.output_tokens}) "
                 f"must fit in sequence_length ({self.sequence_length})",
                 {"le": max(self.sequence_length - target.prompt_tokens, 0)},
-            )
-
-    def _check_parallel_layout(self, par: Parallelism, issues: RuleViolations) -> None:
-        """Megatron's divisibility rules between the model shape and the layout."""
-        heads, kv = self.attention_heads, self.kv_heads_effective
-        if heads % par.tp:
-            issues.add(
-                "parallelism.tp",
-                f"tp ({par.tp}) must divide attention_heads ({heads})",
-                {"one_of": divisors(heads)},
-            )
-        elif self.kind == "training" and kv % par.tp:
-            # Megatron shards query groups over tp; serving stacks may replicate KV heads.
-            issues.add(
-                "parallelism.tp",
-                f"tp ({par.tp}) must divide kv_heads ({kv}) for training",
-                {"one_of": divisors(kv)},
-            )
-        elif self.kind == "inference" and kv % par.tp and par.tp % kv:
-            issues.add(
-                "parallelism.tp",
-                f"tp ({par.tp}) and kv_heads ({kv}) must divide one another",
-            )
-        if self.ffn_hidden_size % par.tp:
-            issues.add(
-                "parallelism.tp",
-                f"tp ({par.tp}) must divide ffn_hidden_size ({self.ffn_hidden_size})",
-            )
-        self._check_pipeline_split(par, issues)
-        if par.cp > 1 and self.sequence_length % (2 * par.cp):
-            # Causal load balancing splits each sequence into 2 x cp chunks.
-            issues.add(
-                "parallelism.cp",
-                f"sequence_length ({self.sequence_length}) must be a multiple of 2 x cp "
-                f"({2 * par.cp})",
-            )
-        self._check_experts(par, issues)
-        if self.kind == "training" and self.global_batch_sequences % (
-            par.micro_batch_size * par.dp
-        ):
-            issues.add(
-                "global_batch_sequences",
-                f"global_batch_sequences ({self.global_batch_sequences}) must be a multiple of "
-                f"micro_batch_size x dp ({par.micro_batch_size} x {par.dp})",
-                {"multiple_of": par.micro_batch_size * par.dp},
-            )
-
-    def _check_pipeline_split(self, par: Parallelism, issues: RuleViolations) -> None:
-        v = par.virtual_stages
-        first, last = par.first_stage_layers, par.last_stage_layers
-        if first is None and last is None:
-            if self.layers % (par.pp * v):
-                issues.add(
-                    "parallelism.pp",
-                    f"layers ({self.layers}) must split evenly over pp x virtual_stages "
-                    f"({par.pp} x {v} = {par.pp * v}); or set first_stage_layers / "
-                    "last_stage_layers for an uneven split",
-                    {"pp_times_virtual_stages_one_of": divisors(self.layers)},
-                )
-            return
-        if par.pp < 2:
-            return  # reported by Parallelism itself
-        uneven = [n for n in (first, last) if n is not None]
-        middle_layers = self.layers - sum(uneven)
-        middle_stages = par.pp - len(uneven)
-        for name, n in (("first_stage_layers", first), ("last_stage_layers", last)):
-            if n is not None and n % v:
-                issues.add(
-                    f"parallelism.{name}",
-                    f"{name} ({n}) must be a multiple of virtual_stages ({v})",
-                    {"multiple_of": v},
-                )
-        if middle_stages == 0:
-            if middle_layers != 0:
-                issues.add(
-                    "parallelism.pp",
-                    f"with pp = {par.pp} every stage is first or last, so first_stage_layers + "
-                    f"last_stage_layers must equal layers ({self.layers})",
-                )
-        elif middle_layers <= 0 or middle_layers % (middle_stages * v):
-            issues.add(
-                "parallelism.pp",
-                f"the {middle_layers} layers left after the first/last stages must split "
-                f"evenly over the other {middle_stages} stages x virtual_stages ({v})",
-            )
-
-    def _check_experts(self, par: Parallelism, issues: RuleViolations) -> None:
-        if par.ep == 1:
-            return
-        if self.moe is None:
-            issues.add("parallelism.ep", "ep > 1 needs an MoE model (workload.moe)", {"eq": 1})
-            return
-        if par.dp % par.ep:
-            issues.add(
-                "parallelism.ep",
-                f"ep ({par.ep}) must divide dp ({par.dp})",
-                {"one_of": divisors(par.dp)},
-            )
-        if self.moe.experts % par.ep:
-            issues.add(
-                "parallelism.ep",
-                f"ep ({par.ep}) must divide moe.experts ({self.moe.experts})",
-                {"one_of": divisors(self.moe.experts)},
             )
