@@ -2,23 +2,46 @@
 
 from collections.abc import Callable
 
-from models_engine.catalog import load_catalog
+from models_engine.catalog import Catalog, load_catalog
 from models_engine.engines.performance.memory_fit import evaluate_memory
 from models_engine.hardware import resolve_gpu
-from models_engine.spec import SPEC_VERSION, parse_design, spec_hash
+from models_engine.spec import (
+    SPEC_VERSION,
+    SpecValidationError,
+    parse_design,
+    reference_errors,
+    spec_hash,
+)
 
 ENGINE_ORDER = ["performance"]
 
 ProgressCallback = Callable[[str, list[str]], None]
 
 
-def evaluate(spec_doc: dict, on_progress: ProgressCallback | None = None) -> dict:
+def catalog_with(entries: dict[str, list[dict]] | None) -> Catalog:
+    """The built-in catalog plus a team's own entries ({kind: [entry, ...]})."""
+    catalog = load_catalog()
+    for kind, items in (entries or {}).items():
+        if items:
+            catalog = catalog.with_entries(kind, items)
+    return catalog
+
+
+def evaluate(
+    spec_doc: dict,
+    on_progress: ProgressCallback | None = None,
+    catalog_entries: dict[str, list[dict]] | None = None,
+) -> dict:
     """Validate `spec_doc` (raises SpecValidationError naming the field) and run the engines.
 
-    `on_progress(engine, completed)` is called before each engine starts.
+    `on_progress(engine, completed)` is called before each engine starts; `catalog_entries`
+    adds a team's own catalog entries to the built-in catalog.
     """
     spec = parse_design(spec_doc)
-    catalog = load_catalog()
+    catalog = catalog_with(catalog_entries)
+    unknown = reference_errors(spec, catalog)
+    if unknown:
+        raise SpecValidationError(unknown)
     gpu = resolve_gpu(spec.compute, catalog)
     completed: list[str] = []
     results: dict = {

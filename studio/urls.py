@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from studio.catalog import views as catalog_views
+from studio.core.docs import spec_docs
 from studio.core.views import healthz
 from studio.designs import views as design_views
 from studio.runs import views as run_views
@@ -16,6 +18,8 @@ urlpatterns = [
         name="design-evaluate",
     ),
     path("runs/<int:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
+    path("catalog/", catalog_views.catalog_page, name="catalog"),
+    path("docs/spec/", spec_docs, name="spec-docs"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

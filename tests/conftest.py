@@ -16,6 +16,26 @@ def example_spec(slug: str = "h100-256-onprem-starter") -> dict:
     return json.loads((EXAMPLES / f"{slug}.json").read_text())
 
 
+def team_gpu_entry(entry_id: str = "acme-h100-negotiated") -> dict:
+    """A team's own GPU entry: an H100 SXM at a negotiated price, with its source."""
+    return {
+        "id": entry_id,
+        "name": "H100 SXM (negotiated)",
+        "vendor": "NVIDIA",
+        "form_factor": "sxm",
+        "bf16_dense_tflops": 989,
+        "fp8_dense_tflops": 1979,
+        "hbm_gb": 80,
+        "hbm_bandwidth_tb_per_s": 3.35,
+        "scale_up_domain_gpus": 8,
+        "nvlink_bandwidth_gb_per_s_per_gpu": 900,
+        "tdp_w": 700,
+        "price_usd": 21000,
+        "price_date": "2026-09",
+        "sources": [{"title": "Vendor quote Q3 2026", "ref": "quote ACME-4711", "date": "2026-09"}],
+    }
+
+
 @pytest.fixture
 def make_member(django_user_model):
     from studio.accounts.models import Membership, Team

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from studio.catalog.models import TeamCatalogEntry
 from studio.designs.models import Design, DesignRevision, Project
 from studio.runs.models import EngineRun
 
@@ -53,3 +54,10 @@ class EngineRunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+
+class TeamCatalogEntrySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TeamCatalogEntry
+        fields = ["id", "team", "kind", "entry_id", "data", "created_at"]
+        read_only_fields = ["entry_id", "created_at"]

@@ -8,10 +8,12 @@ router = DefaultRouter()
 router.register("projects", views.ProjectViewSet, basename="api-project")
 router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("runs", views.EngineRunViewSet, basename="api-run")
+router.register("catalog-entries", views.TeamCatalogEntryViewSet, basename="api-catalog-entry")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("catalog/", views.CatalogView.as_view(), name="api-catalog"),
     path("spec-schema/", views.SpecSchemaView.as_view(), name="api-spec-schema"),
     *router.urls,
 ]

@@ -4,13 +4,17 @@ from django.db import IntegrityError
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from models_engine.catalog import load_catalog
 from models_engine.spec import design_json_schema
+from studio.accounts.selectors import teams_of
 from studio.api import serializers as s
 from studio.api.scoping import TeamScopedViewSet
+from studio.catalog import services as catalog_services
+from studio.catalog.selectors import team_catalog, team_entries_visible_to
 from studio.designs import services as design_services
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs import services as run_services
@@ -103,3 +107,50 @@ class SpecSchemaView(APIView):
     @extend_schema(responses={200: dict})
     def get(self, request):
         return Response(design_json_schema())
+
+
+class TeamCatalogEntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+    """A team's own catalog entries, validated by the engine's catalog models."""
+
+    scope_selector = team_entries_visible_to
+    serializer_class = s.TeamCatalogEntrySerializer
+    filterset_fields = ["team", "kind"]
+
+    def create(self, request):
+        serializer = s.TeamCatalogEntrySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        team = serializer.validated_data["team"]
+        if not teams_of(request.user).filter(pk=team.pk).exists():
+            raise ValidationError({"team": ["No such team among yours."]})
+        self.require_team_role(team.pk)
+        try:
+            entry = catalog_services.team_entry_create(
+                actor=request.user,
+                team=team,
+                kind=serializer.validated_data["kind"],
+                data=serializer.validated_data["data"],
+            )
+        except catalog_services.CatalogEntryInvalid as exc:
+            raise ValidationError(
+                {f"data.{k}" if k not in ("kind", "data") else k: v for k, v in exc.errors.items()}
+            ) from exc
+        return Response(s.TeamCatalogEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+    def destroy(self, request, pk=None):
+        entry = self.get_object()
+        self.require_team_role(entry.team_id)
+        catalog_services.team_entry_delete(actor=request.user, entry=entry)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CatalogView(APIView):
+    """The catalog one team sees: built-in entries plus its own ({kind: {id: entry}})."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        team_id = request.query_params.get("team")
+        if team_id is None:
+            return Response(load_catalog().as_dict())
+        if not str(team_id).isdigit() or not teams_of(request.user).filter(pk=team_id).exists():
+            raise NotFound("No such team among yours.")
+        return Response(team_catalog(int(team_id)).as_dict())

@@ -3,7 +3,14 @@
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from models_engine.spec import SpecValidationError, design_to_dict, parse_design, spec_hash
+from models_engine.spec import (
+    SpecValidationError,
+    design_to_dict,
+    parse_design,
+    reference_errors,
+    spec_hash,
+)
+from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
 from studio.designs.models import Design, DesignRevision, Project
 
@@ -16,12 +23,16 @@ class DesignSpecInvalid(ValidationError):
         super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
 
 
-def validated_spec(spec: dict) -> tuple[dict, str]:
-    """Normalise a spec through the engine's schema; the stored form is the canonical one."""
+def validated_spec(spec: dict, *, team_id: int) -> tuple[dict, str]:
+    """Normalise a spec through the engine's schema and check its catalog ids against the
+    team's catalog; the stored form is the canonical one."""
     try:
         parsed = parse_design(spec)
     except SpecValidationError as exc:
         raise DesignSpecInvalid(exc.errors) from exc
+    unknown = reference_errors(parsed, team_catalog(team_id))
+    if unknown:
+        raise DesignSpecInvalid(unknown)
     return design_to_dict(parsed), spec_hash(parsed)
 
 
@@ -36,7 +47,7 @@ def project_create(*, actor, team, name: str, description: str = "") -> Project:
 
 @transaction.atomic
 def design_create(*, actor, project: Project, name: str, spec: dict, message: str) -> Design:
-    canonical, digest = validated_spec(spec)
+    canonical, digest = validated_spec(spec, team_id=project.team_id)
     design = Design.objects.create(project=project, name=name, created_by=actor)
     _revision_insert(actor=actor, design=design, spec=canonical, digest=digest, message=message)
     audit_record(actor=actor, team=project.team, action="design.create", target=design)
@@ -45,7 +56,7 @@ def design_create(*, actor, project: Project, name: str, spec: dict, message: st
 
 @transaction.atomic
 def design_revision_create(*, actor, design: Design, spec: dict, message: str) -> DesignRevision:
-    canonical, digest = validated_spec(spec)
+    canonical, digest = validated_spec(spec, team_id=design.project.team_id)
     # Lock the design row so two editors never get the same revision number.
     Design.objects.select_for_update().get(pk=design.pk)
     return _revision_insert(

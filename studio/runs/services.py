@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import models_engine
+from studio.catalog.selectors import team_catalog_entries, team_catalog_fingerprint
 from studio.core.audit import audit_record
 from studio.designs.models import DesignRevision
 from studio.runs.models import EngineRun, RunStatus
@@ -13,12 +14,13 @@ from studio.runs.models import EngineRun, RunStatus
 logger = logging.getLogger(__name__)
 
 
-def _cached_run_for(revision: DesignRevision) -> EngineRun | None:
-    """A finished run of an identical spec in the same team, with the same engine version."""
+def _cached_run_for(revision: DesignRevision, fingerprint: str) -> EngineRun | None:
+    """A finished run of an identical spec in the same team, same engine and team catalog."""
     return (
         EngineRun.objects.filter(
             spec_hash=revision.spec_hash,
             engine_version=models_engine.__version__,
+            catalog_fingerprint=fingerprint,
             status=RunStatus.DONE,
             revision__design__project__team=revision.design.project.team,
         )
@@ -34,12 +36,15 @@ def run_enqueue(
     """Create a run for the revision; reuse an identical finished one; dispatch it on commit."""
     from studio.runs.tasks import evaluate_run
 
-    cached = _cached_run_for(revision) if use_cache else None
+    team = revision.design.project.team
+    fingerprint = team_catalog_fingerprint(team.pk)
+    cached = _cached_run_for(revision, fingerprint) if use_cache else None
     now = timezone.now()
     run = EngineRun.objects.create(
         revision=revision,
         spec_hash=revision.spec_hash,
         engine_version=models_engine.__version__,
+        catalog_fingerprint=fingerprint,
         requested_by=actor,
         status=RunStatus.DONE if cached else RunStatus.QUEUED,
         results=cached.results if cached else None,
@@ -62,7 +67,7 @@ def run_enqueue(
 
 def run_execute(*, run_id: int) -> EngineRun:
     """Run every engine on the revision's spec, recording progress engine by engine."""
-    run = EngineRun.objects.select_related("revision").get(pk=run_id)
+    run = EngineRun.objects.select_related("revision__design__project").get(pk=run_id)
     if run.is_finished:
         return run  # a redelivered message (acks_late) must not run twice
     run.status, run.started_at = RunStatus.RUNNING, timezone.now()
@@ -77,7 +82,11 @@ def run_execute(*, run_id: int) -> EngineRun:
         EngineRun.objects.filter(pk=run.pk).update(progress=run.progress)
 
     try:
-        results = models_engine.evaluate(run.revision.spec, on_progress=report)
+        results = models_engine.evaluate(
+            run.revision.spec,
+            on_progress=report,
+            catalog_entries=team_catalog_entries(run.revision.design.project.team_id),
+        )
     except Exception as exc:  # the engine's failure is the run's outcome, shown to the user
         logger.exception("engine run %s failed", run.pk)
         run.status, run.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "studio.core",
     "studio.accounts",
+    "studio.catalog",
     "studio.designs",
     "studio.runs",
     "studio.api",

@@ -3,8 +3,10 @@
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from studio.catalog import services as catalog_services
 from studio.core.scoping import ScopingError, TeamScopedObjectMixin
 from studio.runs import services as run_services
+from tests.conftest import team_gpu_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +17,10 @@ def world(team_a, team_b, design_in):
     bob, bravo = team_b
     design_b = design_in(bob, bravo, name="Bravo design")
     run_b = run_services.run_enqueue(actor=bob, revision=design_b.latest_revision)
-    return {"alice": alice, "design_b": design_b, "run_b": run_b}
+    entry_b = catalog_services.team_entry_create(
+        actor=bob, team=bravo, kind="gpus", data=team_gpu_entry("bravo-secret-gpu")
+    )
+    return {"alice": alice, "design_b": design_b, "run_b": run_b, "entry_b": entry_b}
 
 
 def _object_urls(world) -> list[str]:
@@ -46,6 +51,7 @@ def _named_object_patterns(resolver=None, namespace_admin=False):
 
 def _object_for(name: str, world) -> int:
     for kind, obj in (
+        ("catalog-entry", world["entry_b"]),
         ("run", world["run_b"]),
         ("design", world["design_b"]),
         ("project", world["design_b"].project),

@@ -90,7 +90,7 @@ def test_failed_run_records_why(team_a, design_in, monkeypatch):
     alice, alpha = team_a
     design = design_in(alice, alpha)
 
-    def broken(spec, on_progress=None):
+    def broken(spec, on_progress=None, catalog_entries=None):
         raise RuntimeError("engine exploded")
 
     monkeypatch.setattr(models_engine, "evaluate", broken)

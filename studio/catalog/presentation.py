@@ -1,0 +1,73 @@
+"""How catalog entries are shown in tables: which figures, in which order, with units. Only
+presentation: the figures themselves come from the engine's catalog."""
+
+from models_engine.catalog import Catalog
+
+# Key figures per kind (field name, column title with unit).
+KEY_FIGURES: dict[str, list[tuple[str, str]]] = {
+    "gpus": [
+        ("bf16_dense_tflops", "BF16 dense TFLOP/s"),
+        ("fp8_dense_tflops", "FP8 dense TFLOP/s"),
+        ("hbm_gb", "HBM GB"),
+        ("hbm_bandwidth_tb_per_s", "HBM TB/s"),
+        ("nvlink_bandwidth_gb_per_s_per_gpu", "NVLink GB/s per GPU"),
+        ("scale_up_domain_gpus", "NVLink domain GPUs"),
+        ("tdp_w", "TDP W"),
+        ("price_usd", "price USD"),
+    ],
+    "systems": [
+        ("gpu_id", "GPU"),
+        ("gpus_per_system", "GPUs"),
+        ("power_max_kw", "max power kW"),
+        ("scale_out_nics_per_system", "scale-out NICs"),
+        ("rack_units", "rack units"),
+        ("price_usd", "price USD"),
+    ],
+    "switches": [
+        ("fabric", "fabric"),
+        ("radix_ports", "radix (ports)"),
+        ("port_speed_gbit_per_s", "port Gb/s"),
+        ("power_typical_w", "typical W"),
+        ("power_max_w", "max W"),
+        ("price_usd", "price USD"),
+    ],
+    "nics": [
+        ("line_rate_gbit_per_s", "line rate Gb/s"),
+        ("effective_gb_per_s_per_port", "effective GB/s per port"),
+        ("power_w", "power W"),
+        ("price_usd", "price USD"),
+    ],
+    "cooling": [
+        ("max_rack_kw", "max rack kW"),
+        ("pue_typical", "PUE typical"),
+        ("pue_min", "PUE min"),
+        ("pue_max", "PUE max"),
+        ("wue_l_per_kwh", "WUE L/kWh"),
+    ],
+    "regions": [
+        ("jurisdiction", "jurisdiction"),
+        ("climate", "climate"),
+        ("power_price_usd_per_kwh", "power USD/kWh"),
+        ("grid_carbon_g_co2e_per_kwh", "grid gCO2e/kWh"),
+        ("colocation_usd_per_kw_month", "colocation USD/kW-month"),
+    ],
+}
+
+
+def catalog_tables(catalog: Catalog, team_ids_by_kind: dict[str, set[str]]) -> list[dict]:
+    """[{kind, columns, rows: [{id, name, values, sources, team}]}] for the catalog page."""
+    tables = []
+    for kind, figures in KEY_FIGURES.items():
+        rows = []
+        for entry in getattr(catalog, kind).values():
+            rows.append(
+                {
+                    "id": entry.id,
+                    "name": entry.name,
+                    "values": [getattr(entry, field, None) for field, _ in figures],
+                    "sources": [f"{s.title} ({s.ref}, {s.date})" for s in entry.sources],
+                    "team": entry.id in team_ids_by_kind.get(kind, set()),
+                }
+            )
+        tables.append({"kind": kind, "columns": [title for _, title in figures], "rows": rows})
+    return tables

@@ -1,0 +1,64 @@
+"""The catalog page: built-in hardware with sources, plus a team's own entries."""
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+
+from models_engine.catalog import KINDS
+from studio.accounts.models import Role
+from studio.accounts.selectors import teams_of, user_has_role
+from studio.catalog import services
+from studio.catalog.presentation import catalog_tables
+from studio.catalog.selectors import team_catalog, team_entries_visible_to
+
+
+def _team_from_request(request):
+    teams = teams_of(request.user)
+    team_id = request.GET.get("team") or request.POST.get("team")
+    if team_id:
+        team = teams.filter(pk=team_id).first() if str(team_id).isdigit() else None
+        if team is None:
+            raise Http404("No such team")
+        return team, teams
+    return teams.first(), teams
+
+
+@login_required
+def catalog_page(request):
+    team, teams = _team_from_request(request)
+    errors, submitted = {}, {"kind": "gpus", "data": ""}
+    if request.method == "POST":
+        if team is None or not user_has_role(request.user, team.pk, Role.EDITOR):
+            raise PermissionDenied("Adding catalog entries needs the editor role in the team.")
+        submitted = {"kind": request.POST.get("kind", ""), "data": request.POST.get("data", "")}
+        try:
+            data = json.loads(submitted["data"])
+            services.team_entry_create(
+                actor=request.user, team=team, kind=submitted["kind"], data=data
+            )
+        except json.JSONDecodeError as exc:
+            errors = {"data": [f"not valid JSON: {exc}"]}
+        except services.CatalogEntryInvalid as exc:
+            errors = exc.errors
+        else:
+            return redirect(f"{request.path}?team={team.pk}")
+    entries = team_entries_visible_to(request.user).filter(team=team) if team else []
+    team_ids: dict[str, set[str]] = {}
+    for entry in entries:
+        team_ids.setdefault(entry.kind, set()).add(entry.entry_id)
+    catalog = team_catalog(team.pk) if team else team_catalog(0)
+    return render(
+        request,
+        "catalog/catalog.html",
+        {
+            "team": team,
+            "teams": teams,
+            "tables": catalog_tables(catalog, team_ids),
+            "kinds": KINDS,
+            "errors": errors,
+            "submitted": submitted,
+        },
+    )
