@@ -5,19 +5,38 @@ from django.urls import include, path
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.views import healthz
+from studio.designs import editor_views, history_views
 from studio.designs import views as design_views
+from studio.reports import views as report_views
 from studio.runs import views as run_views
 
 urlpatterns = [
     path("", design_views.project_list, name="project-list"),
     path("projects/<int:pk>/", design_views.ProjectDetailView.as_view(), name="project-detail"),
     path("designs/<int:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
+    path("designs/<int:pk>/diff/", history_views.RevisionDiffView.as_view(), name="design-diff"),
+    path(
+        "designs/<int:pk>/revert/", history_views.DesignRevertView.as_view(), name="design-revert"
+    ),
+    path("designs/<int:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
+    path(
+        "designs/<int:pk>/spec.json",
+        design_views.DesignSpecJsonView.as_view(),
+        name="design-spec-json",
+    ),
+    path("designs/<int:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),
+    path(
+        "designs/<int:pk>/edit/validate/",
+        editor_views.DesignEditorValidateView.as_view(),
+        name="design-editor-validate",
+    ),
     path(
         "designs/<int:pk>/evaluate/",
         run_views.DesignEvaluateView.as_view(),
         name="design-evaluate",
     ),
     path("runs/<int:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
+    path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

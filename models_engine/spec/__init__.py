@@ -9,6 +9,7 @@ Pure pydantic; no catalog, Django or I/O at import time. Typical use::
 
 from .compute import Compute, CustomGpu, NvlinkDomain
 from .design import SPEC_VERSION, DesignSpec
+from .diff import flatten_spec, spec_diff
 from .economics import Economics, PriceOverrides
 from .errors import SpecValidationError
 from .fabric import AuxiliaryNetwork, Fabric, Oversubscription, RoceSettings
@@ -55,8 +56,10 @@ __all__ = [
     "design_json_schema",
     "design_to_dict",
     "field_docs",
+    "flatten_spec",
     "migrate",
     "parse_design",
     "reference_errors",
+    "spec_diff",
     "spec_hash",
 ]

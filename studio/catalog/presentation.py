@@ -71,3 +71,14 @@ def catalog_tables(catalog: Catalog, team_ids_by_kind: dict[str, set[str]]) -> l
             )
         tables.append({"kind": kind, "columns": [title for _, title in figures], "rows": rows})
     return tables
+
+
+def entry_summary(kind: str, entry) -> str:
+    """'H100 SXM: 989 BF16 dense TFLOP/s, 80 HBM GB, ...' from the kind's key figures."""
+    parts = []
+    for field, title in KEY_FIGURES.get(kind, [])[:5]:
+        value = getattr(entry, field, None)
+        if value is not None:
+            shown = f"{value:g}" if isinstance(value, float) else str(value)
+            parts.append(f"{shown} {title}")
+    return f"{entry.name}: {', '.join(parts)}" if parts else entry.name

@@ -27,3 +27,14 @@ class DesignFromExampleForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["example"].choices = [(e.slug, e.name) for e in list_examples()]
+
+
+class DesignBlankForm(forms.Form):
+    name = forms.CharField(max_length=200, label="Name")
+
+
+class DesignImportForm(forms.Form):
+    name = forms.CharField(max_length=200, label="Name")
+    file = forms.FileField(
+        label="Spec file", help_text="JSON (the spec), or CSV / XLSX with columns path, value."
+    )

@@ -73,3 +73,24 @@ class DesignRevision(models.Model):
         if self.pk is not None:
             raise ValueError("Design revisions are immutable; create a new revision instead")
         super().save(*args, **kwargs)
+
+
+class DesignDraft(models.Model):
+    """Unsaved editor input, per user and design, kept as the raw form so nothing typed is lost
+    (not even a value that does not validate yet)."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="drafts")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    form_data = models.JSONField(default=dict)
+    base_revision = models.ForeignKey(
+        DesignRevision, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["design", "user"], name="unique_draft_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"draft of {self.design} by {self.user}"

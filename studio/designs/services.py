@@ -12,7 +12,7 @@ from models_engine.spec import (
 )
 from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
-from studio.designs.models import Design, DesignRevision, Project
+from studio.designs.models import Design, DesignDraft, DesignRevision, Project
 
 
 class DesignSpecInvalid(ValidationError):
@@ -59,6 +59,9 @@ def design_revision_create(*, actor, design: Design, spec: dict, message: str) -
     canonical, digest = validated_spec(spec, team_id=design.project.team_id)
     # Lock the design row so two editors never get the same revision number.
     Design.objects.select_for_update().get(pk=design.pk)
+    latest = design.latest_revision
+    if latest is not None and latest.spec_hash == digest:
+        return latest  # nothing changed: no empty revision
     return _revision_insert(
         actor=actor, design=design, spec=canonical, digest=digest, message=message
     )
@@ -84,3 +87,58 @@ def _revision_insert(
         data={"design": design.pk, "number": revision.number, "spec_hash": digest},
     )
     return revision
+
+
+@transaction.atomic
+def design_create_blank(*, actor, project: Project, name: str) -> Design:
+    """A design with no revision yet: the editor's first save creates revision 1."""
+    design = Design.objects.create(project=project, name=name, created_by=actor)
+    audit_record(
+        actor=actor, team=project.team, action="design.create", target=design, data={"blank": True}
+    )
+    return design
+
+
+@transaction.atomic
+def design_clone(*, actor, design: Design, name: str) -> Design:
+    source = design.latest_revision
+    clone = Design.objects.create(project=design.project, name=name, created_by=actor)
+    if source is not None:
+        _revision_insert(
+            actor=actor,
+            design=clone,
+            spec=source.spec,
+            digest=source.spec_hash,
+            message=f"Cloned from {design.name} r{source.number}",
+        )
+    audit_record(
+        actor=actor,
+        team=design.project.team,
+        action="design.clone",
+        target=clone,
+        data={"source_design": design.pk},
+    )
+    return clone
+
+
+@transaction.atomic
+def design_revert(*, actor, design: Design, revision: DesignRevision) -> DesignRevision:
+    """Reverting never rewrites history: it adds a revision holding the old spec."""
+    if revision.design_id != design.pk:
+        raise ValueError("revision belongs to another design")
+    return design_revision_create(
+        actor=actor, design=design, spec=revision.spec, message=f"Revert to r{revision.number}"
+    )
+
+
+def draft_save(*, actor, design: Design, form_data: dict) -> DesignDraft:
+    draft, _ = DesignDraft.objects.update_or_create(
+        design=design,
+        user=actor,
+        defaults={"form_data": form_data, "base_revision": design.latest_revision},
+    )
+    return draft
+
+
+def draft_discard(*, actor, design: Design) -> None:
+    DesignDraft.objects.filter(design=design, user=actor).delete()

@@ -3,14 +3,23 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.text import slugify
 from django.views.generic import DetailView
 
 from studio.accounts.models import Role
+from studio.accounts.selectors import user_has_role
 from studio.core.scoping import TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.examples import get_example
-from studio.designs.forms import DesignFromExampleForm, ProjectCreateForm
+from studio.designs.forms import (
+    DesignBlankForm,
+    DesignFromExampleForm,
+    DesignImportForm,
+    ProjectCreateForm,
+)
+from studio.designs.importing import ImportFileInvalid, spec_from_upload
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 
 
@@ -42,11 +51,28 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
         context = super().get_context_data(**kwargs)
         context["designs"] = self.object.designs.prefetch_related("revisions")
         context["example_form"] = kwargs.get("example_form") or DesignFromExampleForm()
+        context["blank_form"] = kwargs.get("blank_form") or DesignBlankForm(prefix="blank")
+        context["import_form"] = kwargs.get("import_form") or DesignImportForm(prefix="import")
+        context["can_edit"] = user_has_role(self.request.user, self.object.team_id, Role.EDITOR)
         return context
 
     def post(self, request, *args, **kwargs):
         self.object = project = self.get_object()
         self.require_role(project, Role.EDITOR)
+        kind = request.POST.get("form", "example")
+        handler = {"example": self._from_example, "blank": self._blank, "import": self._import}.get(
+            kind, self._from_example
+        )
+        return handler(request, project)
+
+    def _created(self, design):
+        messages.success(self.request, f"Design “{design.name}” created.")
+        return redirect("design-detail", pk=design.pk)
+
+    def _name_taken(self, form):
+        form.add_error("name", "This project already has a design with that name.")
+
+    def _from_example(self, request, project):
         form = DesignFromExampleForm(request.POST)
         if form.is_valid():
             example = get_example(form.cleaned_data["example"])
@@ -59,11 +85,47 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
                     message=f"Created from example {example.slug}",
                 )
             except IntegrityError:
-                form.add_error("name", "This project already has a design with that name.")
+                self._name_taken(form)
             else:
-                messages.success(request, f"Design “{design.name}” created.")
-                return redirect("design-detail", pk=design.pk)
+                return self._created(design)
         return self.render_to_response(self.get_context_data(example_form=form))
+
+    def _blank(self, request, project):
+        form = DesignBlankForm(request.POST, prefix="blank")
+        if form.is_valid():
+            try:
+                design = services.design_create_blank(
+                    actor=request.user, project=project, name=form.cleaned_data["name"]
+                )
+            except IntegrityError:
+                self._name_taken(form)
+            else:
+                return redirect("design-editor", pk=design.pk)
+        return self.render_to_response(self.get_context_data(blank_form=form))
+
+    def _import(self, request, project):
+        form = DesignImportForm(request.POST, request.FILES, prefix="import")
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                spec = spec_from_upload(upload.name, upload.read())
+                design = services.design_create(
+                    actor=request.user,
+                    project=project,
+                    name=form.cleaned_data["name"],
+                    spec=spec,
+                    message=f"Imported from {upload.name}",
+                )
+            except ImportFileInvalid as exc:
+                form.add_error("file", str(exc))
+            except services.DesignSpecInvalid as exc:
+                for error in exc.errors:
+                    form.add_error(None, f"{error['path'] or 'design'}: {error['message']}")
+            except IntegrityError:
+                self._name_taken(form)
+            else:
+                return self._created(design)
+        return self.render_to_response(self.get_context_data(import_form=form), status=400)
 
 
 class DesignDetailView(TeamScopedObjectMixin, DetailView):
@@ -78,7 +140,27 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         context = super().get_context_data(**kwargs)
         context["revision"] = self.object.latest_revision
         context["revisions"] = self.object.revisions.select_related("author")
-        context["runs"] = runs_visible_to(self.request.user).filter(revision__design=self.object)[
-            :10
-        ]
+        runs = runs_visible_to(self.request.user).filter(revision__design=self.object)
+        context["runs"] = runs[:10]
+        context["can_edit"] = user_has_role(
+            self.request.user, self.object.project.team_id, Role.EDITOR
+        )
         return context
+
+
+class DesignSpecJsonView(TeamScopedObjectMixin, DetailView):
+    """The latest revision's spec as a JSON download (re-importable, CLI-evaluable)."""
+
+    scope_selector = designs_visible_to
+    team_id_path = "project.team_id"
+
+    def render_to_response(self, context, **response_kwargs):
+        revision = self.object.latest_revision
+        if revision is None:
+            raise Http404("This design has no revision yet")
+        response = JsonResponse(revision.spec, json_dumps_params={"indent": 2})
+        filename = slugify(self.object.name) or "design"
+        response["Content-Disposition"] = (
+            f'attachment; filename="{filename}-r{revision.number}.json"'
+        )
+        return response

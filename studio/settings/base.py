@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "studio.catalog",
     "studio.designs",
     "studio.runs",
+    "studio.reports",
     "studio.api",
 ]
 

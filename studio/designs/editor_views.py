@@ -1,0 +1,150 @@
+"""The design editor page and its htmx endpoints (live validation, list edits, drafts)."""
+
+from django.contrib import messages
+from django.http import HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+from django.views.generic import DetailView
+
+from models_engine.quick_look import quick_look
+from studio.accounts.models import Role
+from studio.catalog.presentation import entry_summary
+from studio.catalog.selectors import team_catalog, team_catalog_entries
+from studio.core.scoping import TeamScopedObjectMixin
+from studio.designs import services
+from studio.designs.editor.codec import form_to_spec, list_add, list_remove, spec_to_form
+from studio.designs.editor.layout import (
+    all_field_paths,
+    dom_id,
+    editor_sections,
+    header_rows,
+)
+from studio.designs.models import DesignDraft
+from studio.designs.selectors import designs_visible_to
+
+CONTROL_FIELDS = {"csrfmiddlewaretoken", "__action__", "message"}
+
+
+def look_for(form: dict[str, str], team_id: int) -> dict:
+    """The engine's quick look of the form, each error carrying the id of its input."""
+    look = quick_look(form_to_spec(form), team_catalog_entries(team_id))
+    for error in look["errors"]:
+        error["dom_id"] = dom_id(error["path"]) if error["path"] else "editor-form"
+    return look
+
+
+def posted_form(request) -> dict[str, str]:
+    return {k: v for k, v in request.POST.items() if k not in CONTROL_FIELDS}
+
+
+def apply_action(form: dict[str, str], action: str) -> dict[str, str]:
+    verb, _, target = action.partition(":")
+    if verb == "add":
+        return list_add(form, target)
+    if verb == "remove":
+        path, _, index = target.rpartition(":")
+        return list_remove(form, path, int(index)) if index.isdigit() else form
+    return form
+
+
+def _catalog_options(team_id: int) -> dict[str, list[dict]]:
+    """Datalist options per catalog kind: id plus the key figures an architect picks by."""
+    catalog = team_catalog(team_id)
+    options = {}
+    for kind in ("gpus", "systems", "switches", "nics", "cooling", "storage", "regions"):
+        options[kind] = [
+            {"id": entry.id, "label": entry_summary(kind, entry)}
+            for entry in getattr(catalog, kind).values()
+        ]
+    return options
+
+
+class DesignEditorView(TeamScopedObjectMixin, DetailView):
+    scope_selector = designs_visible_to
+    team_id_path = "project.team_id"
+    context_object_name = "design"
+    template_name = "designs/editor.html"
+
+    def _initial_form(self):
+        draft = DesignDraft.objects.filter(design=self.object, user=self.request.user).first()
+        if draft is not None:
+            return draft.form_data, draft
+        revision = self.object.latest_revision
+        return spec_to_form(revision.spec if revision else {"name": self.object.name}), None
+
+    def _render(self, form: dict[str, str], *, draft=None, status=200, message=""):
+        team_id = self.object.project.team_id
+        look = look_for(form, team_id)
+        errors = look["errors"]
+        context = self.get_context_data(
+            object=self.object,
+            form_header=header_rows(form, errors),
+            sections=editor_sections(form, errors),
+            look=look,
+            draft=draft,
+            catalog_options=_catalog_options(team_id),
+            message=message,
+            can_edit=self._can_edit(),
+        )
+        template = "designs/_editor_form.html" if self.request.htmx else self.template_name
+        return render(self.request, template, context, status=status)
+
+    def _can_edit(self) -> bool:
+        from studio.accounts.selectors import user_has_role
+
+        return user_has_role(self.request.user, self.object.project.team_id, Role.EDITOR)
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        form, draft = self._initial_form()
+        return self._render(form, draft=draft)
+
+    def post(self, request, *args, **kwargs):
+        self.object = design = self.get_object()
+        self.require_role(design, Role.EDITOR)
+        form = posted_form(request)
+        action = request.POST.get("__action__", "")
+        if action == "discard":
+            services.draft_discard(actor=request.user, design=design)
+            return redirect("design-editor", pk=design.pk)
+        if action:
+            form = apply_action(form, action)
+            draft = services.draft_save(actor=request.user, design=design, form_data=form)
+            return self._render(form, draft=draft)
+        message = request.POST.get("message", "").strip() or "Edited in the studio"
+        try:
+            revision = services.design_revision_create(
+                actor=request.user, design=design, spec=form_to_spec(form), message=message
+            )
+        except services.DesignSpecInvalid:
+            draft = services.draft_save(actor=request.user, design=design, form_data=form)
+            return self._render(form, draft=draft, status=422, message=message)
+        services.draft_discard(actor=request.user, design=design)
+        messages.success(request, f"Saved revision {revision.number} of “{design.name}”.")
+        return redirect("design-detail", pk=design.pk)
+
+
+class DesignEditorValidateView(TeamScopedObjectMixin, DetailView):
+    """htmx: save the draft, validate with the engine, return errors + quick look (OOB)."""
+
+    scope_selector = designs_visible_to
+    team_id_path = "project.team_id"
+
+    def get(self, request, *args, **kwargs):
+        return HttpResponseNotAllowed(["POST"])
+
+    def post(self, request, *args, **kwargs):
+        design = self.get_object()
+        self.require_role(design, Role.EDITOR)
+        form = posted_form(request)
+        draft = services.draft_save(actor=request.user, design=design, form_data=form)
+        look = look_for(form, design.project.team_id)
+        return render(
+            request,
+            "designs/_editor_feedback.html",
+            {
+                "fields": all_field_paths(form, look["errors"]),
+                "sections": editor_sections(form, look["errors"]),
+                "look": look,
+                "draft": draft,
+            },
+        )

@@ -1,0 +1,106 @@
+"""Comparison charts drawn from the designs' engine results (no number is recomputed here)."""
+
+import json
+
+import plotly.graph_objects as go
+
+from studio.runs.charts import FONT
+
+PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
+
+
+def _layout(title: str, **extra) -> dict:
+    return {
+        "title": {"text": title},
+        "font": FONT,
+        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        **extra,
+    }
+
+
+def metric_bars(rows: list[dict], names: list[str]) -> list[dict]:
+    """One bar chart per headline metric, designs side by side."""
+    figures = []
+    for row in rows:
+        metric = row["metric"]
+        values = [cell["value"] for cell in row["cells"]]
+        if sum(v is not None for v in values) < 1:
+            continue
+        figure = go.Figure(
+            go.Bar(
+                x=names,
+                y=values,
+                marker_color=PALETTE[: len(names)],
+                hovertemplate="%{x}: %{y:.4g} " + metric.unit + "<extra></extra>",
+            )
+        )
+        better = "lower is better" if metric.better == "lower" else "higher is better"
+        figure.update_layout(
+            _layout(
+                f"{metric.label} by design ({better})",
+                yaxis={"title": {"text": f"{metric.label} ({metric.unit})"}, "rangemode": "tozero"},
+                xaxis={"title": {"text": "design"}},
+            )
+        )
+        figures.append({"id": f"bar-{metric.key}", "spec": json.loads(figure.to_json())})
+    return figures
+
+
+def radar(rows: list[dict], names: list[str]) -> dict | None:
+    """Each metric normalised so the best design scores 1 (lower-is-better metrics inverted)."""
+    axes, series = [], [[] for _ in names]
+    for row in rows:
+        values = [c["value"] for c in row["cells"]]
+        if any(not isinstance(v, int | float) or v <= 0 for v in values):
+            continue
+        best = min(values) if row["metric"].better == "lower" else max(values)
+        axes.append(row["metric"].label)
+        for i, value in enumerate(values):
+            score = best / value if row["metric"].better == "lower" else value / best
+            series[i].append(score)
+    if len(axes) < 3:
+        return None
+    figure = go.Figure()
+    for i, name in enumerate(names):
+        figure.add_trace(
+            go.Scatterpolar(
+                r=[*series[i], series[i][0]],
+                theta=[*axes, axes[0]],
+                name=name,
+                line_color=PALETTE[i],
+                fill="toself",
+                opacity=0.6,
+            )
+        )
+    figure.update_layout(
+        _layout(
+            "Normalised scores (1 = best of the designs compared)",
+            polar={"radialaxis": {"range": [0, 1], "title": {"text": "score (fraction of best)"}}},
+        )
+    )
+    return {"id": "radar", "spec": json.loads(figure.to_json())}
+
+
+def cost_vs_time(columns, names: list[str]) -> dict | None:
+    points = [(c.headline.get("time_to_train_days"), c.headline.get("tco_usd")) for c in columns]
+    if any(x is None or y is None for x, y in points):
+        return None
+    figure = go.Figure()
+    for i, (x, y) in enumerate(points):
+        figure.add_scatter(
+            x=[x],
+            y=[y],
+            mode="markers+text",
+            text=[names[i]],
+            textposition="top center",
+            marker={"size": 14, "color": PALETTE[i]},
+            name=names[i],
+        )
+    figure.update_layout(
+        _layout(
+            "TCO vs time to train (lower-left is better)",
+            xaxis={"title": {"text": "time to train (days)"}},
+            yaxis={"title": {"text": "TCO, NPV (USD)"}},
+        )
+    )
+    return {"id": "cost-vs-time", "spec": json.loads(figure.to_json())}

@@ -1,0 +1,37 @@
+"""Compare 2-4 designs side by side."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import render
+
+from studio.designs.selectors import designs_visible_to
+from studio.reports import charts
+from studio.reports.comparison import comparison_columns, comparison_rows
+
+MAX_COMPARED = 4
+
+
+@login_required
+def compare(request):
+    ids = [i for i in request.GET.getlist("design") if i.isdigit()]
+    if not 2 <= len(ids) <= MAX_COMPARED:
+        return render(
+            request,
+            "reports/compare.html",
+            {"problem": "Pick between 2 and 4 designs to compare."},
+            status=400,
+        )
+    found = {d.pk: d for d in designs_visible_to(request.user).filter(pk__in=ids)}
+    if len(found) != len(set(ids)):
+        raise Http404("No such design in your teams")
+    designs = [found[int(i)] for i in dict.fromkeys(ids)]
+    columns = comparison_columns(designs)
+    rows = comparison_rows(columns)
+    names = [c.design.name for c in columns]
+    figures = [f for f in (charts.radar(rows, names), charts.cost_vs_time(columns, names)) if f]
+    figures += charts.metric_bars(rows, names)
+    for figure in figures:
+        figure["script_id"] = f"figure-{figure['id']}"
+    return render(
+        request, "reports/compare.html", {"columns": columns, "rows": rows, "figures": figures}
+    )
