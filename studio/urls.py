@@ -5,7 +5,7 @@ from django.urls import include, path
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.views import healthz
-from studio.designs import editor_views, history_views
+from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as design_views
 from studio.reports import views as report_views
 from studio.runs import views as run_views
@@ -13,6 +13,11 @@ from studio.runs import views as run_views
 urlpatterns = [
     path("", design_views.project_list, name="project-list"),
     path("projects/<int:pk>/", design_views.ProjectDetailView.as_view(), name="project-detail"),
+    path(
+        "projects/<int:pk>/history/",
+        audit_views.ProjectHistoryView.as_view(),
+        name="project-history",
+    ),
     path("designs/<int:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
     path("designs/<int:pk>/diff/", history_views.RevisionDiffView.as_view(), name="design-diff"),
     path(
@@ -36,6 +41,7 @@ urlpatterns = [
         name="design-evaluate",
     ),
     path("runs/<int:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
+    path("runs/<int:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),

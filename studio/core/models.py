@@ -10,6 +10,9 @@ class AuditEvent(models.Model):
     team = models.ForeignKey(
         "accounts.Team", on_delete=models.CASCADE, related_name="audit_events", null=True
     )
+    project = models.ForeignKey(
+        "designs.Project", on_delete=models.SET_NULL, related_name="audit_events", null=True
+    )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -17,6 +20,9 @@ class AuditEvent(models.Model):
     target_type = models.CharField(max_length=64)
     target_id = models.CharField(max_length=64)
     data = models.JSONField(default=dict, blank=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -6,6 +6,7 @@ scope by accident; objects outside the user's teams are simply not found (404). 
 check the role in the object's team (403 for a member without the role).
 """
 
+import logging
 from collections.abc import Callable
 
 from django.contrib.auth.mixins import LoginRequiredMixin
@@ -14,6 +15,8 @@ from django.db.models import QuerySet
 
 from studio.accounts.models import Role
 from studio.accounts.selectors import user_has_role
+
+security_log = logging.getLogger("studio.security")
 
 
 class ScopingError(TypeError):
@@ -48,5 +51,14 @@ class TeamScopedObjectMixin(LoginRequiredMixin):
         return value
 
     def require_role(self, obj, role: Role | None = None) -> None:
-        if not user_has_role(self.request.user, self.team_id_of(obj), role or self.required_role):
+        needed = role or self.required_role
+        if not user_has_role(self.request.user, self.team_id_of(obj), needed):
+            # Logged, not written to the audit table: the request's transaction rolls back.
+            security_log.warning(
+                "authz.denied user=%s view=%s object=%s needed=%s",
+                self.request.user.pk,
+                type(self).__name__,
+                obj.pk,
+                needed,
+            )
             raise PermissionDenied("Your role in this team does not allow this action.")

@@ -45,3 +45,19 @@ class RunDetailView(TeamScopedObjectMixin, DetailView):
         context["progress_completed"] = len(run.progress.get("completed", []))
         context["progress_total"] = len(run.progress.get("engines", [])) or 1
         return context
+
+
+class RunRetryView(TeamScopedObjectMixin, DetailView):
+    """POST only: run the same revision again (a failed run, or to bypass the cache)."""
+
+    scope_selector = runs_visible_to
+    team_id_path = "revision.design.project.team_id"
+
+    def get(self, request, *args, **kwargs):
+        return HttpResponseNotAllowed(["POST"])
+
+    def post(self, request, *args, **kwargs):
+        run = self.get_object()
+        self.require_role(run, Role.EDITOR)
+        retry = services.run_enqueue(actor=request.user, revision=run.revision, use_cache=False)
+        return redirect("run-detail", pk=retry.pk)

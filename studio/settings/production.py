@@ -15,6 +15,9 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+# ASVS 3.3.x: cookie name prefixes make the browser enforce Secure (and no Domain attribute).
+SESSION_COOKIE_NAME = "__Secure-sessionid"
+CSRF_COOKIE_NAME = "__Secure-csrftoken"
 SESSION_COOKIE_SECURE = True
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

@@ -97,3 +97,43 @@ def test_failed_run_records_why(team_a, design_in, monkeypatch):
     run = services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
     run = services.run_execute(run_id=run.pk)
     assert run.status == RunStatus.FAILED and "engine exploded" in run.error
+
+
+def test_failed_run_can_be_retried(client, team_a, design_in, monkeypatch):
+    import models_engine
+    from studio.runs import services
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    real = models_engine.evaluate
+    monkeypatch.setattr(models_engine, "evaluate", lambda *a, **k: 1 / 0)
+    failed = services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    failed = services.run_execute(run_id=failed.pk)
+    monkeypatch.setattr(models_engine, "evaluate", real)
+    client.force_login(alice)
+    assert "retry-run" in client.get(f"/runs/{failed.pk}/").content.decode()
+    response = client.post(f"/runs/{failed.pk}/retry/")
+    retried = EngineRun.objects.exclude(pk=failed.pk).get()
+    assert response.status_code == 302 and retried.cached_from is None
+
+
+def test_audit_log_records_who_changed_what(client, team_a, design_in):
+    from studio.core.models import AuditEvent
+
+    alice, alpha = team_a
+    client.force_login(alice)
+    design = design_in(alice, alpha)
+    actions = set(
+        AuditEvent.objects.filter(project=design.project).values_list("action", flat=True)
+    )
+    assert {"project.create", "design.create", "revision.create"} <= actions
+    page = client.get(f"/projects/{design.project.pk}/history/").content.decode()
+    assert "revision.create" in page and "alice" in page
+
+
+def test_failed_login_is_audited(client, team_a):
+    from studio.core.models import AuditEvent
+
+    client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    event = AuditEvent.objects.get(action="auth.login_failed")
+    assert event.data == {"username": "alice"} and "wrong" not in str(event.data)
