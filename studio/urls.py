@@ -1,12 +1,14 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 
+from studio.accounts import views as account_views
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as design_views
+from studio.reports import export_views
 from studio.reports import views as report_views
 from studio.runs import views as run_views
 
@@ -42,6 +44,17 @@ urlpatterns = [
     ),
     path("runs/<int:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
     path("runs/<int:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
+    re_path(
+        r"^exports/projects/(?P<pk>\d+)/designs\.(?P<fmt>csv|xlsx)$",
+        export_views.project_designs_export,
+        name="export-project-designs",
+    ),
+    re_path(
+        r"^exports/runs/(?P<pk>\d+)/(?P<table>[a-z-]+)\.(?P<fmt>csv|xlsx)$",
+        export_views.run_table_export,
+        name="export-run-table",
+    ),
+    path("account/tokens/", account_views.tokens_page, name="tokens"),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),

@@ -48,3 +48,41 @@ class Membership(models.Model):
 
     def allows(self, required: Role) -> bool:
         return ROLE_RANK[Role(self.role)] >= ROLE_RANK[required]
+
+
+class TokenKind(models.TextChoices):
+    API = "api", "API (Authorization header)"
+    FEED = "feed", "Spreadsheet feed (read-only, one project, in the URL)"
+
+
+class ApiToken(models.Model):
+    """A named, expiring, revocable token stored only as a keyed hash (NetBox v2 style).
+
+    Feed tokens are a documented exception to 'no secrets in URLs' (ASVS 14.2.1) for
+    spreadsheet pulls: read-only, bound to one project, accepted only by CSV/XLSX exports."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=8, choices=TokenKind.choices, default=TokenKind.API)
+    project = models.ForeignKey(
+        "designs.Project",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="feed_tokens",
+    )
+    key_prefix = models.CharField(max_length=12)
+    digest = models.CharField(max_length=64, unique=True)
+    write_enabled = models.BooleanField(default=False)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind}, {self.key_prefix}…)"

@@ -7,6 +7,7 @@ from django.views.generic import DetailView
 from studio.accounts.models import Role
 from studio.core.scoping import TeamScopedObjectMixin
 from studio.designs.selectors import designs_visible_to
+from studio.reports.tables import available_tables
 from studio.runs import services
 from studio.runs.charts import run_figures
 from studio.runs.selectors import runs_visible_to
@@ -42,6 +43,7 @@ class RunDetailView(TeamScopedObjectMixin, DetailView):
         context = super().get_context_data(**kwargs)
         run = self.object
         context["figures"] = run_figures(run.results) if run.results else []
+        context["tables"] = available_tables(run.results)
         context["progress_completed"] = len(run.progress.get("completed", []))
         context["progress_total"] = len(run.progress.get("engines", [])) or 1
         return context
