@@ -24,8 +24,12 @@ class DesignSerializer(serializers.ModelSerializer):
         return revision.pk if revision else None
 
 
+# Largest primary key PostgreSQL's bigint holds: a larger id is a 400, not a database error.
+MAX_ID = 2**63 - 1
+
+
 class DesignCreateSerializer(serializers.Serializer):
-    project = serializers.IntegerField()
+    project = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     name = serializers.CharField(max_length=200)
     spec = serializers.JSONField()
     message = serializers.CharField(max_length=500, required=False, default="")

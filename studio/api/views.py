@@ -151,6 +151,10 @@ class CatalogView(APIView):
         team_id = request.query_params.get("team")
         if team_id is None:
             return Response(load_catalog().as_dict())
-        if not str(team_id).isdigit() or not teams_of(request.user).filter(pk=team_id).exists():
+        if (
+            not str(team_id).isdigit()
+            or int(team_id) > s.MAX_ID
+            or not teams_of(request.user).filter(pk=team_id).exists()
+        ):
             raise NotFound("No such team among yours.")
         return Response(team_catalog(int(team_id)).as_dict())

@@ -53,6 +53,8 @@ def test_design_review_journey(live_server, page, team_a, celery_worker_process)
     page.click("#design-blank button[type=submit]")
     page.wait_for_url("**/edit/")
     for selector, value in REQUIRED_FIELDS.items():
+        section = selector.split("-")[1]  # "#f-compute-gpu-count" -> the Compute tab
+        page.click(f"#nav-{section}")
         page.fill(selector, value)
 
     # A mistake: 60 GPUs is not a whole number of 8-GPU nodes. The engine's message appears
@@ -63,6 +65,7 @@ def test_design_review_journey(live_server, page, team_a, celery_worker_process)
 
     # The draft survives a reload.
     page.reload()
+    page.click("#nav-compute")
     assert page.input_value("#f-compute-gpu-count") == "60"
     assert page.locator("#draft-banner").is_visible()
 
@@ -76,7 +79,7 @@ def test_design_review_journey(live_server, page, team_a, celery_worker_process)
     screenshot(page, "run-scratch")
 
     # Edit: double the GPUs and read the diff.
-    page.goto(design_url + "edit/")
+    page.goto(design_url + "edit/#section-compute")
     page.fill("#f-compute-gpu-count", "128")
     page.fill("#id_message", "double the GPUs")
     page.click("#save-revision")

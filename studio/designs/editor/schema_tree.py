@@ -81,8 +81,71 @@ def _bounds(schema: dict) -> dict:
     return {short: schema[long] for long, short in names.items() if long in schema}
 
 
+ACRONYMS = {
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "sku": "SKU",
+    "nic": "NIC",
+    "nics": "NICs",
+    "hbm": "HBM",
+    "bf16": "BF16",
+    "fp8": "FP8",
+    "nvlink": "NVLink",
+    "tp": "TP",
+    "pp": "PP",
+    "dp": "DP",
+    "cp": "CP",
+    "ep": "EP",
+    "ffn": "FFN",
+    "moe": "MoE",
+    "pue": "PUE",
+    "wue": "WUE",
+    "wan": "WAN",
+    "rtt": "RTT",
+    "ec": "EC",
+    "ram": "RAM",
+    "cpu": "CPU",
+    "kv": "KV",
+    "ecn": "ECN",
+    "pfc": "PFC",
+    "slo": "SLO",
+    "rdma": "RDMA",
+    "mfa": "MFA",
+    "rbac": "RBAC",
+    "sbom": "SBOM",
+    "siem": "SIEM",
+    "roce": "RoCE",
+    "id": "ID",
+    "tdp": "TDP",
+}
+# A label stops at its first unit word: the unit is shown beside it, from the schema.
+UNIT_WORDS = {
+    "gbps",
+    "tbytes",
+    "gbytes",
+    "usd",
+    "kwh",
+    "kw",
+    "w",
+    "tb",
+    "gib",
+    "gb",
+    "ms",
+    "min",
+    "l",
+    "gco2e",
+    "kb",
+    "tflops",
+    "pct",
+}
+
+
 def _title(key: str, schema: dict) -> str:
-    return schema.get("title") or key.replace("_", " ").capitalize()
+    words = key.split("_")
+    cut = next((i for i, w in enumerate(words) if i > 0 and w in UNIT_WORDS), len(words))
+    words = words[:cut]
+    label = " ".join(ACRONYMS.get(w, w) for w in words)
+    return label[:1].upper() + label[1:] if label else schema.get("title", key)
 
 
 def _leaf_kind(schema: dict) -> tuple[str, list]:
