@@ -25,6 +25,11 @@ urlpatterns = [
     path(
         "designs/<int:pk>/revert/", history_views.DesignRevertView.as_view(), name="design-revert"
     ),
+    path(
+        "designs/<int:pk>/risks/accept/",
+        history_views.DesignAcceptRiskView.as_view(),
+        name="design-accept-risk",
+    ),
     path("designs/<int:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
     path(
         "designs/<int:pk>/spec.json",

@@ -1,8 +1,5 @@
 """Reads of the catalog as a team sees it: built-in entries plus the team's own."""
 
-import hashlib
-import json
-
 from django.db.models import QuerySet
 
 from models_engine.catalog import Catalog
@@ -26,9 +23,3 @@ def team_catalog_entries(team_id: int) -> dict[str, list[dict]]:
 
 def team_catalog(team_id: int) -> Catalog:
     return catalog_with(team_catalog_entries(team_id))
-
-
-def team_catalog_fingerprint(team_id: int) -> str:
-    """Changes whenever the team's entries change, so cached runs are not reused across it."""
-    payload = json.dumps(team_catalog_entries(team_id), sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()

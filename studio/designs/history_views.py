@@ -89,3 +89,44 @@ class DesignCloneView(_DesignPostView):
         clone = services.design_clone(actor=request.user, design=design, name=name)
         messages.success(request, f"Cloned as “{clone.name}”.")
         return redirect("design-detail", pk=clone.pk)
+
+
+class DesignAcceptRiskView(_DesignPostView):
+    """Accept a failing security finding (reason, owner, expiry), then re-evaluate."""
+
+    def post(self, request, *args, **kwargs):
+        from django.utils.dateparse import parse_date
+
+        from studio.runs import services as run_services
+
+        design = self.get_object()
+        self.require_role(design, Role.EDITOR)
+        try:
+            services.risk_accept(
+                actor=request.user,
+                design=design,
+                check_id=request.POST.get("check_id", ""),
+                reason=request.POST.get("reason", ""),
+                owner=request.POST.get("owner", ""),
+                expires=parse_date(request.POST.get("expires", "") or "")
+                if _is_date(request.POST.get("expires", ""))
+                else None,
+            )
+        except services.RiskAcceptanceInvalid as exc:
+            for field, message in exc.errors.items():
+                messages.error(request, f"Risk not accepted: {field} — {message}.")
+            run_id = request.POST.get("run", "")
+            return (
+                redirect("run-detail", pk=run_id)
+                if run_id.isdigit()
+                else redirect("design-detail", pk=design.pk)
+            )
+        messages.success(request, "Risk accepted and recorded; re-evaluating the design.")
+        run = run_services.run_enqueue(actor=request.user, revision=design.latest_revision)
+        return redirect("run-detail", pk=run.pk)
+
+
+def _is_date(text: str) -> bool:
+    import re
+
+    return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", text or ""))

@@ -94,3 +94,33 @@ class DesignDraft(models.Model):
 
     def __str__(self) -> str:
         return f"draft of {self.design} by {self.user}"
+
+
+class AcceptedRisk(models.Model):
+    """A security finding the design's owners accept, with why, who answers for it and until
+    when. Expired acceptances stop applying; revoking keeps the row for the audit trail."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="accepted_risks")
+    check_id = models.CharField(max_length=32)
+    reason = models.TextField()
+    owner = models.CharField(max_length=200, help_text="Who answers for this risk.")
+    expires = models.DateField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["check_id", "-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.check_id} accepted on {self.design} until {self.expires}"
+
+    def as_engine_input(self) -> dict:
+        return {
+            "check_id": self.check_id,
+            "reason": self.reason,
+            "owner": self.owner,
+            "expires": self.expires.isoformat(),
+        }

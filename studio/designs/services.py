@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from models_engine.spec import (
     SpecValidationError,
@@ -12,7 +13,7 @@ from models_engine.spec import (
 )
 from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
-from studio.designs.models import Design, DesignDraft, DesignRevision, Project
+from studio.designs.models import AcceptedRisk, Design, DesignDraft, DesignRevision, Project
 
 
 class DesignSpecInvalid(ValidationError):
@@ -142,3 +143,76 @@ def draft_save(*, actor, design: Design, form_data: dict) -> DesignDraft:
 
 def draft_discard(*, actor, design: Design) -> None:
     DesignDraft.objects.filter(design=design, user=actor).delete()
+
+
+class RiskAcceptanceInvalid(ValueError):
+    def __init__(self, errors: dict[str, str]):
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+
+
+def _check_acceptance(check_id: str, reason: str, owner: str, expires) -> dict[str, str]:
+    from models_engine.engines.security import load_rules
+
+    errors = {}
+    known = {check.record.id for check in load_rules().checks}
+    if check_id not in known:
+        errors["check_id"] = "not a security check id of the current rules"
+    if len(reason.strip()) < 10:
+        errors["reason"] = "say why the risk is acceptable (at least 10 characters)"
+    if not owner.strip():
+        errors["owner"] = "name who answers for this risk"
+    if expires is None or expires <= timezone.localdate():
+        errors["expires"] = "a date in the future (acceptances must be reviewed)"
+    return errors
+
+
+@transaction.atomic
+def risk_accept(
+    *, actor, design: Design, check_id: str, reason: str, owner: str, expires
+) -> AcceptedRisk:
+    errors = _check_acceptance(check_id, reason, owner, expires)
+    if errors:
+        raise RiskAcceptanceInvalid(errors)
+    # One live acceptance per check: a new one replaces the old.
+    design.accepted_risks.filter(check_id=check_id, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    risk = AcceptedRisk.objects.create(
+        design=design,
+        check_id=check_id,
+        reason=reason.strip(),
+        owner=owner.strip(),
+        expires=expires,
+        created_by=actor,
+    )
+    audit_record(
+        actor=actor,
+        team=design.project.team,
+        action="risk.accept",
+        target=risk,
+        data={
+            "check_id": check_id,
+            "owner": risk.owner,
+            "expires": expires.isoformat(),
+            "reason": risk.reason,
+        },
+    )
+    return risk
+
+
+@transaction.atomic
+def risk_revoke(*, actor, risk: AcceptedRisk) -> None:
+    risk.revoked_at = timezone.now()
+    risk.save(update_fields=["revoked_at"])
+    audit_record(
+        actor=actor,
+        team=risk.design.project.team,
+        action="risk.revoke",
+        target=risk,
+        data={"check_id": risk.check_id},
+    )
+
+
+def live_accepted_risks(design: Design) -> list[dict]:
+    return [r.as_engine_input() for r in design.accepted_risks.filter(revoked_at__isnull=True)]

@@ -4,7 +4,7 @@ import json
 
 import plotly.graph_objects as go
 
-from studio.runs.charts import FONT
+from studio.runs.charts.common import FONT
 
 PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
 

@@ -22,9 +22,13 @@ HEADLINE_METRICS = [
     Metric("mtti_h", "Mean time to interruption", "h", "higher"),
     Metric("goodput", "Goodput", "fraction", "higher"),
     Metric("it_power_kw", "IT power", "kW", "lower"),
+    Metric("facility_power_kw", "Facility power", "kW", "lower"),
+    Metric("racks", "Racks", "count", "lower"),
     Metric("capex_usd", "Capex", "USD", "lower"),
     Metric("tco_usd", "TCO (NPV)", "USD", "lower"),
-    Metric("usd_per_gpu_hour", "Cost per GPU-hour", "USD/GPU-h", "lower"),
+    Metric("usd_per_gpu_hour", "Cost per delivered GPU-hour", "USD/GPU-h", "lower"),
+    Metric("training_run_usd", "Cost of one training run", "USD", "lower"),
+    Metric("carbon_tco2e_per_year", "Carbon", "tCO2e/year", "lower"),
     Metric("security_score_pct", "Security score", "%", "higher"),
 ]
 
@@ -59,3 +63,47 @@ def headline_changes(before: dict, after: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def _format(value, unit: str) -> str:
+    if isinstance(value, bool) or value is None:
+        return "—" if value is None else ("yes" if value else "no")
+    if unit == "fraction":
+        return f"{value * 100:.1f} %"
+    if unit == "USD" and abs(value) >= 1e6:
+        return f"{value / 1e6:,.1f} M"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def headline_cards(results: dict | None) -> list[dict]:
+    headline = (results or {}).get("headline", {})
+    cards = []
+    for metric in HEADLINE_METRICS:
+        value = headline.get(metric.key)
+        if value is None:
+            continue
+        unit = "" if metric.unit == "fraction" else metric.unit
+        if metric.unit == "USD" and abs(value) >= 1e6:
+            unit = "million USD"
+        cards.append({"label": metric.label, "text": _format(value, metric.unit), "unit": unit})
+    return cards
+
+
+STATUS_ORDER = {"FAIL": 0, "ACCEPTED_RISK": 1, "MANUAL": 2, "PASS": 3, "NOT_APPLICABLE": 4}
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+
+
+def checks_for_review(results: dict | None) -> list[dict]:
+    """Security checks in the order a reviewer reads them: failures first, worst first."""
+    checks = (results or {}).get("security", {}).get("checks", [])
+    return sorted(
+        checks,
+        key=lambda c: (
+            STATUS_ORDER.get(c["status"], 9),
+            SEVERITY_ORDER.get(c["severity"], 9),
+            c["category"],
+            c["id"],
+        ),
+    )

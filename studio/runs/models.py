@@ -18,9 +18,9 @@ class EngineRun(models.Model):
     )
     spec_hash = models.CharField(max_length=64, db_index=True)
     engine_version = models.CharField(max_length=32)
-    # The team's own catalog entries at enqueue time: a cached result is reused only when
-    # the spec, the engine version and these entries are all the same.
-    catalog_fingerprint = models.CharField(max_length=64, blank=True)
+    # Everything besides the spec that the engines read (the team's catalog entries, the
+    # design's accepted risks): a cached result is reused only when all of it is the same.
+    inputs_fingerprint = models.CharField(max_length=64, blank=True)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     # {"engines": [...names in order...], "completed": [...], "current": name}
     progress = models.JSONField(default=dict, blank=True)

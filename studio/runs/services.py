@@ -1,17 +1,33 @@
 """Enqueue and execute engine runs. The engine computes; this module only stores and schedules."""
 
+import hashlib
+import json
 import logging
 
 from django.db import transaction
 from django.utils import timezone
 
 import models_engine
-from studio.catalog.selectors import team_catalog_entries, team_catalog_fingerprint
+from studio.catalog.selectors import team_catalog_entries
 from studio.core.audit import audit_record
 from studio.designs.models import DesignRevision
+from studio.designs.services import live_accepted_risks
 from studio.runs.models import EngineRun, RunStatus
 
 logger = logging.getLogger(__name__)
+
+
+def run_inputs(revision: DesignRevision) -> dict:
+    """What the engines read besides the spec, as keyword arguments of models_engine.evaluate."""
+    design = revision.design
+    return {
+        "catalog_entries": team_catalog_entries(design.project.team_id),
+        "accepted_risks": live_accepted_risks(design),
+    }
+
+
+def inputs_fingerprint(inputs: dict) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _cached_run_for(revision: DesignRevision, fingerprint: str) -> EngineRun | None:
@@ -20,9 +36,9 @@ def _cached_run_for(revision: DesignRevision, fingerprint: str) -> EngineRun | N
         EngineRun.objects.filter(
             spec_hash=revision.spec_hash,
             engine_version=models_engine.__version__,
-            catalog_fingerprint=fingerprint,
+            inputs_fingerprint=fingerprint,
             status=RunStatus.DONE,
-            revision__design__project__team=revision.design.project.team,
+            revision__design__project__team=revision.design.project.team_id,
         )
         .order_by("-finished_at")
         .first()
@@ -36,15 +52,14 @@ def run_enqueue(
     """Create a run for the revision; reuse an identical finished one; dispatch it on commit."""
     from studio.runs.tasks import evaluate_run
 
-    team = revision.design.project.team
-    fingerprint = team_catalog_fingerprint(team.pk)
+    fingerprint = inputs_fingerprint(run_inputs(revision))
     cached = _cached_run_for(revision, fingerprint) if use_cache else None
     now = timezone.now()
     run = EngineRun.objects.create(
         revision=revision,
         spec_hash=revision.spec_hash,
         engine_version=models_engine.__version__,
-        catalog_fingerprint=fingerprint,
+        inputs_fingerprint=fingerprint,
         requested_by=actor,
         status=RunStatus.DONE if cached else RunStatus.QUEUED,
         results=cached.results if cached else None,
@@ -83,9 +98,7 @@ def run_execute(*, run_id: int) -> EngineRun:
 
     try:
         results = models_engine.evaluate(
-            run.revision.spec,
-            on_progress=report,
-            catalog_entries=team_catalog_entries(run.revision.design.project.team_id),
+            run.revision.spec, on_progress=report, **run_inputs(run.revision)
         )
     except Exception as exc:  # the engine's failure is the run's outcome, shown to the user
         logger.exception("engine run %s failed", run.pk)

@@ -5,11 +5,13 @@ from django.shortcuts import redirect
 from django.views.generic import DetailView
 
 from studio.accounts.models import Role
+from studio.accounts.selectors import user_has_role
 from studio.core.scoping import TeamScopedObjectMixin
 from studio.designs.selectors import designs_visible_to
 from studio.reports.tables import available_tables
 from studio.runs import services
-from studio.runs.charts import run_figures
+from studio.runs.charts import run_sections
+from studio.runs.headline import checks_for_review, headline_cards
 from studio.runs.selectors import runs_visible_to
 
 
@@ -42,8 +44,13 @@ class RunDetailView(TeamScopedObjectMixin, DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         run = self.object
-        context["figures"] = run_figures(run.results) if run.results else []
+        context["sections"] = run_sections(run.results) if run.results else []
         context["tables"] = available_tables(run.results)
+        context["headline_cards"] = headline_cards(run.results)
+        context["security_checks"] = checks_for_review(run.results)
+        context["can_edit"] = user_has_role(
+            self.request.user, run.revision.design.project.team_id, Role.EDITOR
+        )
         context["progress_completed"] = len(run.progress.get("completed", []))
         context["progress_total"] = len(run.progress.get("engines", [])) or 1
         return context

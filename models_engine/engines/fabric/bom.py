@@ -1,0 +1,85 @@
+"""Bill-of-materials lines: one per item, with unit and total power and price.
+
+`unit_power_w` is the typical (energy) figure, `unit_power_max_w` the provisioning figure
+(fabric_power.md: "use max with active cables for provisioning and typical for energy").
+Unknown figures are null, and totals built from them are null too, never a silent zero.
+"""
+
+from __future__ import annotations
+
+from .data import CAGE_POWER_BUDGET_W, DEFAULT_CAGE_POWER_BUDGET_W
+
+
+def _times(value: float | None, quantity: int) -> float | None:
+    return None if value is None else value * quantity
+
+
+def bom_line(
+    *,
+    item: str,
+    catalog_id: str | None,
+    category: str,
+    network: str,
+    quantity: int,
+    unit_power_w: float | None,
+    unit_power_max_w: float | None,
+    unit_price_usd: float | None,
+    placement: str | None = None,
+    rack_units: int | None = None,
+    note: str | None = None,
+) -> dict:
+    """One BOM row. `placement`: where the item draws power ("network rack", "compute rack",
+    or None for passive cables); `rack_units`: height of one unit for rack-mounted gear."""
+    return {
+        "item": item,
+        "catalog_id": catalog_id,
+        "category": category,
+        "network": network,
+        "quantity": quantity,
+        "unit_power_w": unit_power_w,
+        "unit_power_max_w": unit_power_max_w,
+        "unit_price_usd": unit_price_usd,
+        "total_power_w": _times(unit_power_w, quantity),
+        "total_power_max_w": _times(unit_power_max_w, quantity),
+        "total_price_usd": _times(unit_price_usd, quantity),
+        "placement": placement,
+        "rack_units": rack_units,
+        "note": note,
+    }
+
+
+def switch_chassis_power_w(switch) -> tuple[float | None, float | None, str | None]:
+    """(typical W, max W without optics, note) of one switch chassis.
+
+    A max figure that already includes optics (QM9700: 1.72 kW "with active cables") is split
+    into chassis + modules by the cage power budget, so optics are counted once, on their own
+    BOM lines.
+    """
+    typical = switch.power_typical_w
+    maximum = switch.power_max_w
+    note = None
+    if maximum is not None and switch.power_max_includes_optics:
+        cages = switch.osfp_cages or switch.radix_ports
+        budget = CAGE_POWER_BUDGET_W.get(switch.id, DEFAULT_CAGE_POWER_BUDGET_W)
+        maximum = max(maximum - cages * budget, typical or 0.0)
+        note = (
+            f"max {switch.power_max_w:g} W includes optics; chassis = max - {cages} cages x "
+            f"{budget:g} W (derived)"
+        )
+    elif maximum is None and typical is not None:
+        maximum = typical
+        note = "max power not published: typical used for provisioning"
+    return typical, maximum, note
+
+
+def sum_field(lines: list[dict], key: str, **where) -> float:
+    """Sum of `key` over lines matching `where`, treating unknown (null) as 0."""
+    total = 0.0
+    for line in lines:
+        if all(line.get(k) == v for k, v in where.items()):
+            total += line.get(key) or 0.0
+    return total
+
+
+def unknown_items(lines: list[dict], key: str) -> list[str]:
+    return sorted({line["item"] for line in lines if line[key] is None and line["quantity"]})

@@ -1,0 +1,248 @@
+"""From a sized plane to a built network: tiers, ports used and free, link groups (cables and
+transceivers by medium and reach) and its BOM lines. Used for the compute fabric and for the
+frontend and storage networks alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .bom import bom_line, switch_chassis_power_w
+from .cabling import (
+    LinkGroup,
+    fiber_of,
+    leaf_down_usage,
+    medium_for,
+    pick_module,
+    ports_per_cage,
+    switch_cage_speed,
+    upper_tier_usage,
+)
+from .data import LINK_DISTANCE_M
+from .sizing import PlaneSizing
+
+
+@dataclass(frozen=True)
+class NodeEnds:
+    """What sits at the node end of the node-leaf links of one network."""
+
+    nodes: int
+    ports_per_node: int  # NIC ports per node on this network (links per plane)
+    nic_speed_gbps: float  # port speed of one NIC port (all planes together)
+    twin_port_cages: bool  # two NIC ports behind one cage (DGX H100/B200)
+    distance_m: float
+    extra_links: int = 0  # fabric manager links on the leaves (plane 0)
+    extra_name: str = ""
+
+
+@dataclass
+class NetworkBuild:
+    name: str
+    switch_id: str
+    sizing: PlaneSizing
+    planes: int
+    groups: dict[str, LinkGroup]
+    tiers: list[dict]
+    bom: list[dict]
+    extra_links_placed: bool
+
+
+TIER_NAMES = ("leaf", "spine", "core")
+
+
+def build_network(
+    *, name: str, catalog, switch, sizing: PlaneSizing, planes: int, ends: NodeEnds
+) -> NetworkBuild:
+    plan, attach, mode = sizing.plan, sizing.attachment, sizing.mode
+    lpnp = mode.links_per_native_port
+    ppc = ports_per_cage(switch)
+    cage_speed = switch_cage_speed(mode, ppc)
+    twin_cage = ppc == 2 or lpnp == 2
+
+    node_medium = medium_for(ends.distance_m)
+    # Fabric-manager links go into a free node slot of the last unit (DGX SuperPOD H100: 31
+    # nodes + UFM per SU). With every slot taken they are left out and reported.
+    capacity = attach.free_slots * attach.links_per_node_per_leaf * attach.leaves_per_unit
+    placed = ends.extra_links <= capacity
+    extra = ends.extra_links if placed else 0
+    first_plane = leaf_down_usage(attach, lpnp, ppc, extra)
+    other_planes = leaf_down_usage(attach, lpnp, ppc, 0)
+    node_native = first_plane.native_down + (planes - 1) * other_planes.native_down
+    node_cages = first_plane.cages_down + (planes - 1) * other_planes.cages_down
+    node_links = attach.node_links * planes + extra
+
+    groups: dict[str, LinkGroup] = {}
+    modules: dict[tuple, int] = {}
+
+    def add_modules(key, count: int) -> None:
+        if count:
+            modules[key] = modules.get(key, 0) + count
+
+    # Node-leaf: cables = leaf ports in use; DAC splitters serve two NIC ports per cage.
+    if node_medium == "dac":
+        node_cables = node_cages if twin_cage else node_native
+        groups["node_leaf"] = LinkGroup(
+            "node-leaf", node_links, sizing.leaf_down_gbps, node_cables, "dac", ends.distance_m
+        )
+    else:
+        modules_per_node = (
+            -(-ends.ports_per_node // 2) if ends.twin_port_cages else ends.ports_per_node
+        )
+        node_module_speed = ends.nic_speed_gbps * (2 if ends.twin_port_cages else 1)
+        node_twin = ends.twin_port_cages or planes > 1
+        fiber = fiber_of(node_medium)
+        node_modules = ends.nodes * modules_per_node
+        groups["node_leaf"] = LinkGroup(
+            "node-leaf",
+            node_links,
+            sizing.leaf_down_gbps,
+            node_native,
+            node_medium,
+            ends.distance_m,
+            switch_cages=node_cages,
+            node_modules=node_modules + extra,
+        )
+        add_modules(("switch", cage_speed, fiber, twin_cage), node_cages)
+        add_modules(("node", node_module_speed, fiber, node_twin), node_modules)
+        add_modules(("extra", sizing.leaf_down_gbps, fiber, False), extra)
+
+    # Switch-to-switch tiers.
+    upper = upper_tier_usage(plan, lpnp, ppc)
+    if plan.leaf_up:
+        medium = medium_for(LINK_DISTANCE_M["leaf-spine"])
+        switch_cages = (upper["leaf"].cages_up + upper["spine"].cages_down) * planes
+        groups["leaf_spine"] = LinkGroup(
+            "leaf-spine",
+            plan.links_leaf_spine * planes,
+            mode.speed_gbps,
+            upper["leaf"].native_up * planes,
+            medium,
+            LINK_DISTANCE_M["leaf-spine"],
+            switch_cages=switch_cages,
+        )
+        add_modules(("switch", cage_speed, fiber_of(medium), twin_cage), switch_cages)
+    if plan.cores:
+        medium = medium_for(LINK_DISTANCE_M["spine-core"])
+        switch_cages = (upper["spine"].cages_up + upper["core"].cages_down) * planes
+        groups["spine_core"] = LinkGroup(
+            "spine-core",
+            plan.links_spine_core * planes,
+            mode.speed_gbps,
+            upper["spine"].native_up * planes,
+            medium,
+            LINK_DISTANCE_M["spine-core"],
+            switch_cages=switch_cages,
+        )
+        add_modules(("switch", cage_speed, fiber_of(medium), twin_cage), switch_cages)
+
+    tiers = _tiers(sizing, planes, node_native, upper)
+    bom = _switch_lines(name, switch, tiers) + _module_lines(name, catalog, modules)
+    bom += _cable_lines(name, groups, catalog, twin_cage)
+    return NetworkBuild(name, switch.id, sizing, planes, groups, tiers, bom, placed)
+
+
+def _tiers(sizing: PlaneSizing, planes: int, node_native: int, upper: dict) -> list[dict]:
+    """Switches and native ports total / used / free per tier, all planes."""
+    plan, mode = sizing.plan, sizing.mode
+    used = {
+        "leaf": node_native + upper["leaf"].native_up * planes,
+        "spine": (upper["spine"].native_down + upper["spine"].native_up) * planes,
+        "core": upper["core"].native_down * planes,
+    }
+    counts = {"leaf": plan.leaves, "spine": plan.spines, "core": plan.cores}
+    tiers = []
+    for tier in TIER_NAMES:
+        count = counts[tier] * planes
+        if not count:
+            continue
+        total = count * mode.native_ports
+        tiers.append(
+            {
+                "tier": tier,
+                "switches": count,
+                "ports_total": total,
+                "ports_used": used[tier],
+                "ports_free": total - used[tier],
+                "port_speed_gbps": mode.native_speed_gbps,
+                "link_speed_gbps": mode.speed_gbps,
+                "links_per_port": mode.links_per_native_port,
+            }
+        )
+    return tiers
+
+
+def _switch_lines(network: str, switch, tiers: list[dict]) -> list[dict]:
+    typical, maximum, note = switch_chassis_power_w(switch)
+    return [
+        bom_line(
+            item=f"{network} {tier['tier']} switch: {switch.name}",
+            catalog_id=switch.id,
+            category="switch",
+            network=network,
+            quantity=tier["switches"],
+            unit_power_w=typical,
+            unit_power_max_w=maximum,
+            unit_price_usd=switch.price_usd,
+            placement="network rack",
+            rack_units=switch.rack_units,
+            note=note,
+        )
+        for tier in tiers
+    ]
+
+
+_SIDE_LABEL = {
+    "switch": "switch side",
+    "node": "node side",
+    "extra": "fabric-manager side",
+}
+
+
+def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict]:
+    lines = []
+    for (side, speed, fiber, twin), count in sorted(modules.items(), key=str):
+        module = pick_module(catalog, speed, fiber, twin)
+        note = None if module.catalog_id else "no catalog module: power scaled from 800G (derived)"
+        lines.append(
+            bom_line(
+                item=f"{network} transceiver ({_SIDE_LABEL[side]}): {module.name}",
+                catalog_id=module.catalog_id,
+                category="transceiver",
+                network=network,
+                quantity=count,
+                unit_power_w=module.power_w,
+                unit_power_max_w=module.power_max_w,
+                unit_price_usd=module.price_usd,
+                placement="compute rack" if side == "node" else "network rack",
+                note=note,
+            )
+        )
+    return lines
+
+
+def _cable_lines(network: str, groups: dict[str, LinkGroup], catalog, twin_cage: bool):
+    lines = []
+    for group in groups.values():
+        if not group.cables:
+            continue
+        if group.medium == "dac":
+            cable_id = "dac-800g-to-2x400g-splitter" if twin_cage else None
+            optic = catalog.optics.get(cable_id) if cable_id else None
+            item = optic.name if optic else f"{group.link_gbps:g}G passive DAC"
+            price = optic.price_usd if optic else None
+            catalog_id = optic.id if optic else None
+        else:
+            kind = "OM4 multimode" if group.medium == "multimode" else "OS2 single-mode"
+            item, price, catalog_id = f"MPO fibre, {kind}", None, None
+        lines.append(
+            bom_line(
+                item=f"{network} cable {group.name}: {item}",
+                catalog_id=catalog_id,
+                category="cable",
+                network=network,
+                quantity=group.cables,
+                unit_power_w=0.0,
+                unit_power_max_w=0.0,
+                unit_price_usd=price,
+            )
+        )
+    return lines

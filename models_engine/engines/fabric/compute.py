@@ -1,0 +1,141 @@
+"""The compute (scale-out, east-west) fabric: size it, build it, and describe it.
+
+Planes: `planes` independent fabrics; each NIC port of nic_speed_gbps is split into one link per
+plane at nic_speed_gbps / planes (B300 Spectrum-4 RA: "each GPU has 2 x 400GbE connectivity
+through two different planes" from an 800G ConnectX-8). Rails: one leaf per NIC port per SU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models_engine.engines.facility.systems import SystemFigures, nodes_per_rack
+
+from .build import NetworkBuild, NodeEnds, build_network
+from .clos import port_mode_for
+from .data import FABRIC_MANAGER_LINKS, LINK_DISTANCE_M, TWIN_PORT_NODE_SYSTEMS
+from .sizing import PlaneSizing, max_nodes, size_plane
+
+
+@dataclass(frozen=True)
+class ComputeFabric:
+    build: NetworkBuild
+    nodes: int
+    gpus_per_node: int
+    nics_per_node: int
+    planes: int
+    link_gbps: float
+    fabric_manager_links: int
+
+    @property
+    def sizing(self) -> PlaneSizing:
+        return self.build.sizing
+
+
+def plan_compute_sizing(
+    fabric, nodes: int, switch, node_link_gbps: float | None = None
+) -> PlaneSizing:
+    link = fabric.nic_speed_gbps / fabric.planes
+    mode = port_mode_for(switch, link)
+    return size_plane(
+        nodes=nodes,
+        ports_per_node=fabric.nics_per_node,
+        attachment="rail" if fabric.topology == "rail-optimized" else "tor",
+        force_three_tier=fabric.topology == "fat-tree-3tier",
+        mode=mode,
+        node_link_gbps=node_link_gbps or min(link, mode.speed_gbps),
+        leaf_oversubscription=fabric.oversubscription.leaf,
+        spine_oversubscription=fabric.oversubscription.spine,
+    )
+
+
+def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_kw: float):
+    """Top-of-rack leaves reach nodes in their own rack with copper; rail leaves do not."""
+    attach = sizing.attachment
+    if attach.kind == "tor" and 0 < attach.nodes_per_unit <= nodes_per_rack(system, rack_limit_kw):
+        return LINK_DISTANCE_M["node-leaf-in-rack"]
+    return LINK_DISTANCE_M["node-leaf-end-of-row"]
+
+
+def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
+    fabric, compute = spec.fabric, spec.compute
+    switch = catalog.get("switches", fabric.switch_sku)
+    nodes = compute.gpu_count // compute.gpus_per_node
+    sizing = plan_compute_sizing(fabric, nodes, switch)
+    fm_links = FABRIC_MANAGER_LINKS if fabric.technology.startswith("infiniband") else 0
+    ends = NodeEnds(
+        nodes=nodes,
+        ports_per_node=fabric.nics_per_node,
+        nic_speed_gbps=fabric.nic_speed_gbps,
+        twin_port_cages=system.id in TWIN_PORT_NODE_SYSTEMS,
+        distance_m=node_link_distance_m(sizing, system, spec.facility.rack_power_limit_kw),
+        extra_links=fm_links,
+        extra_name="fabric manager (UFM)",
+    )
+    build = build_network(
+        name="compute",
+        catalog=catalog,
+        switch=switch,
+        sizing=sizing,
+        planes=fabric.planes,
+        ends=ends,
+    )
+    return ComputeFabric(
+        build=build,
+        nodes=nodes,
+        gpus_per_node=compute.gpus_per_node,
+        nics_per_node=fabric.nics_per_node,
+        planes=fabric.planes,
+        link_gbps=sizing.leaf_down_gbps,
+        fabric_manager_links=fm_links,
+    )
+
+
+def hop_counts(sizing: PlaneSizing) -> dict[str, int]:
+    """Switch hops between two GPUs' NICs (fabric_power.md "Switch hops"): one inside a rail
+    leaf (or ToR), three through a spine, five through the core."""
+    plan = sizing.plan
+    through_spine = 3 if plan.tiers >= 2 else 1
+    cross_pod = 5 if plan.cores else through_spine
+    if sizing.attachment.kind == "rail":
+        return {
+            "same_rail_same_su": 1,
+            "cross_rail": through_spine,
+            "cross_su": through_spine,
+            "cross_pod": cross_pod,
+        }
+    return {"same_leaf": 1, "cross_leaf": through_spine, "cross_pod": cross_pod}
+
+
+def capacity_gpus(cf: ComputeFabric) -> dict[str, int]:
+    """Largest GPU counts this switch and port split reach with two and three tiers."""
+    nodes = max_nodes(cf.sizing, cf.nics_per_node)
+    return {
+        "max_gpus_two_tier": nodes["two_tier"] * cf.gpus_per_node,
+        "max_gpus_three_tier": nodes["three_tier"] * cf.gpus_per_node,
+    }
+
+
+def growth_step(spec, catalog, cf: ComputeFabric) -> dict:
+    """What the next scalable unit (rail) or leaf (ToR) adds, against the current full units."""
+    attach = cf.sizing.attachment
+    switch = catalog.get("switches", spec.fabric.switch_sku)
+    per_unit = attach.nodes_per_unit or 1
+    now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps)
+    nxt = plan_compute_sizing(spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps)
+    planes = cf.planes
+
+    def delta(attr: str) -> int:
+        return (getattr(nxt.plan, attr) - getattr(now.plan, attr)) * planes
+
+    return {
+        "unit": "scalable unit" if attach.kind == "rail" else "leaf",
+        "adds_nodes": per_unit,
+        "adds_gpus": per_unit * cf.gpus_per_node,
+        "adds_leaf_switches": delta("leaves"),
+        "adds_spine_switches": delta("spines"),
+        "adds_core_switches": delta("cores"),
+        "adds_leaf_spine_links": delta("links_leaf_spine"),
+        "adds_spine_core_links": delta("links_spine_core"),
+        "changes_tiers": nxt.plan.tiers != now.plan.tiers,
+    }

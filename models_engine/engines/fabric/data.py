@@ -1,0 +1,84 @@
+"""Figures the fabric engine needs that the hardware catalog does not hold, each with its source.
+
+Marks follow ../shared/reference/fabric_power.md: stated (printed in the source), derived
+(arithmetic on stated inputs), secondary (third-party summary), assumption (a planning value
+the user may want to change; no published oracle).
+"""
+
+# --- InfiniBand fabric manager (UFM) ---------------------------------------------------------
+# DGX SuperPOD H100 RA Table 4: compute+UFM cables = nodes x 8 + 4 at every size, i.e. four UFM
+# links on the compute fabric; the 4-SU bill lists 4 UFM appliances (fabric_power.md [S1],
+# derived; appliance count via [S20], secondary). The UFM takes one node slot of the last SU
+# when one is free (31 / 63 / 95 / 127 nodes in Table 4).
+FABRIC_MANAGER_LINKS = 4
+FABRIC_MANAGER_APPLIANCES = 4
+# UFM Enterprise appliance (NDR), 0.689 kW max (fabric_power.md [S20], secondary).
+FABRIC_MANAGER_APPLIANCE_POWER_MAX_W = 689.0
+FABRIC_MANAGER_APPLIANCE_RACK_UNITS = 1  # assumption: 1U server appliance
+
+# --- Transceiver cage power budget per switch, W per cage -------------------------------------
+# Used to split a "max power with active cables / optics" figure into chassis + modules.
+# QM9700 cages take Class 8 (17 W) modules (fabric_power.md [S29], stated); SN5000 ports support
+# 18 W modules (NVIDIA SN5000 manual, Data Interfaces, stated; see catalog nvidia-sn5600 notes).
+CAGE_POWER_BUDGET_W = {"nvidia-qm9700": 17.0, "nvidia-sn5600": 18.0, "nvidia-sn5610": 18.0}
+DEFAULT_CAGE_POWER_BUDGET_W = 17.0  # assumption: Class 8 OSFP, as the QM9700
+
+# --- Node-side cages -------------------------------------------------------------------------
+# DGX H100/H200 and DGX B200 put two compute NIC ports behind one twin-port OSFP cage: 127 DGX
+# H100 carry 508 transceivers = 4 per node for 8 ports (fabric_power.md [S1] via [S20], derived);
+# "the compute fabric ports in the middle use a two-port transceiver to access all eight GPUs"
+# (DGX SuperPOD GB200/B200 RA, Network Fabrics, stated). Other systems: one module per NIC port.
+TWIN_PORT_NODE_SYSTEMS = frozenset({"dgx-h100", "dgx-h200", "dgx-b200"})
+
+# --- Cable reach plan (assumption, configurable) ----------------------------------------------
+# Distance of each link class. Rail-optimized leaves sit in the scalable unit's network racks
+# (end of row), so node links leave the rack; top-of-rack leaves reach their nodes with copper.
+# Module reaches: multimode SR4 50 m, single-mode DR4 100 m (fabric_power.md [S30], stated).
+# Passive DAC splitter 1-3 m (catalog dac-800g-to-2x400g-splitter, stated).
+LINK_DISTANCE_M = {
+    "node-leaf-in-rack": 2.0,
+    "node-leaf-end-of-row": 30.0,
+    "leaf-spine": 50.0,
+    "spine-core": 100.0,
+}
+DAC_MAX_REACH_M = 3.0
+MULTIMODE_MAX_REACH_M = 50.0
+SINGLE_MODE_MAX_REACH_M = 100.0
+
+# Optics power when no catalog module fits, W per Gb/s of module speed: 15 W / 800 Gb/s
+# multimode twin-port and 17 W / 800 Gb/s single-mode twin-port (fabric_power.md [S30],
+# derived scaling; the generic 800G range 14-20 W [S31] brackets it).
+FALLBACK_OPTIC_W_PER_GBPS = {"multimode": 15.0 / 800.0, "single-mode": 17.0 / 800.0}
+
+# --- Scale-up (NVLink) domain ------------------------------------------------------------------
+# NVSwitch chips per 8-GPU baseboard, keyed by the GPU's NVLink bandwidth (GB/s, both ways).
+# HGX H100/H200: 4 third-generation NVSwitch chips; HGX B200: 2 (catalog nvswitch-gen3 sources,
+# secondary). HGX A100: 6 second-generation NVSwitch chips (NVIDIA A100 HGX product brief;
+# not in the shared references: secondary).
+NVSWITCH_CHIPS_PER_HGX8 = {600.0: 6, 900.0: 4, 1800.0: 2}
+# NVL72 rack: 9 NVLink switch trays x 2 NVLink switch chips = 18 (DGX SuperPOD GB200 RA,
+# Network Fabrics, stated: "Each NVLink switch tray is equipped with 2 NVLink switch chips").
+NVL72_SWITCH_TRAYS = 9
+NVL72_SWITCH_CHIPS_PER_TRAY = 2
+
+# --- RoCE lossless defaults ---------------------------------------------------------------------
+# NVIDIA Onyx / Cumulus Linux "roce lossless": RoCE on switch priority 3 (PFC on), CNP on
+# priority 6 (strict), ECN absolute thresholds min 150 KB, max 1500 KB.
+# https://docs.nvidia.com/networking/display/onyxv3103004/roce+commands (stated);
+# https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-58/Layer-1-and-Switch-Ports/
+# Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE (stated).
+ROCE_RECOMMENDED_PRIORITY = 3
+ROCE_CNP_PRIORITY = 6
+ROCE_NETWORK_CONTROL_PRIORITY = 7
+# DCTCP marking threshold K > C x RTT / 7 (Alizadeh et al., "Data Center TCP", SIGCOMM 2010,
+# stated); DCQCN inherits the rule for Kmin. Base RTT of the fabric: assumption of 1 us per
+# switch hop each way plus 2 us of NIC/host time (a 3-hop leaf-spine path = 8 us round trip).
+DCTCP_K_DIVISOR = 7.0
+RTT_US_PER_SWITCH_HOP_ONE_WAY = 1.0
+RTT_US_HOST = 2.0
+
+# --- Frontend and storage networks ---------------------------------------------------------------
+# The spec gives NIC speed and count only; the switch is chosen from the catalog: the compute
+# fabric's InfiniBand switch for an InfiniBand storage fabric (DGX SuperPOD storage fabric is
+# NDR InfiniBand, fabric_power.md [S1]) and the Spectrum-4 SN5600 for Ethernet (assumption).
+ETHERNET_AUX_SWITCH = "nvidia-sn5600"

@@ -1,0 +1,209 @@
+"""Size one plane of a compute (or auxiliary) fabric: attach the nodes to leaves, then pick the
+port split and Clos plan with the fewest switches.
+
+Attachment styles:
+- rail: one leaf per rail per scalable unit (SU); a leaf's d downlinks serve d nodes, so an SU is
+  d nodes and rails leaves (DGX SuperPOD: R/2 = 32 nodes, 8 leaves; fabric_power.md
+  "Rail-optimized sizing").
+- tor: whole nodes per leaf (top-of-rack / plain leaf-spine): floor(d / ports per node) nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .clos import (
+    ClosPlan,
+    PortMode,
+    pod_leaves_for,
+    single_switch_plan,
+    three_tier_plan,
+    two_tier_plan,
+    uplink_candidates,
+)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """How the nodes of one plane land on leaves."""
+
+    kind: str  # "rail" or "tor"
+    leaf_down: int  # downlink ports per leaf in the design (d)
+    leaves: int
+    leaves_per_unit: int  # rails (rail) or 1 (tor)
+    units: int  # scalable units (rail) or leaves (tor)
+    nodes_per_unit: int  # nodes served by one unit (0: a node spans several leaves)
+    node_links: int  # node links on the leaves of this plane
+    free_slots: int  # node slots left empty in the last unit (full units are built)
+    links_per_node_per_leaf: int  # 1 for a rail leaf, ports per node for a tor leaf
+
+
+def attach_rail(nodes: int, rails: int, leaf_down: int) -> Attachment:
+    units = math.ceil(nodes / leaf_down)
+    return Attachment(
+        kind="rail",
+        leaf_down=leaf_down,
+        leaves=units * rails,
+        leaves_per_unit=rails,
+        units=units,
+        nodes_per_unit=leaf_down,
+        node_links=nodes * rails,
+        free_slots=units * leaf_down - nodes,
+        links_per_node_per_leaf=1,
+    )
+
+
+def attach_tor(nodes: int, ports_per_node: int, leaf_down: int) -> Attachment:
+    per_leaf = leaf_down // ports_per_node
+    if per_leaf >= 1:
+        leaves = math.ceil(nodes / per_leaf)
+        free = leaves * per_leaf - nodes
+    else:  # a node has more ports than a leaf has downlinks: spread its ports over leaves
+        leaves = math.ceil(nodes * ports_per_node / leaf_down)
+        free = 0
+    return Attachment(
+        kind="tor",
+        leaf_down=leaf_down,
+        leaves=leaves,
+        leaves_per_unit=1,
+        units=leaves,
+        nodes_per_unit=per_leaf,
+        node_links=nodes * ports_per_node,
+        free_slots=free,
+        links_per_node_per_leaf=ports_per_node,
+    )
+
+
+@dataclass(frozen=True)
+class PlaneSizing:
+    """The chosen attachment and Clos plan of one plane."""
+
+    mode: PortMode
+    attachment: Attachment
+    plan: ClosPlan
+    leaf_down_gbps: float  # speed of a node link
+    requested_leaf_oversubscription: float
+    requested_spine_oversubscription: float
+
+    @property
+    def radix(self) -> int:
+        return self.mode.ports
+
+    @property
+    def leaf_oversubscription(self) -> float:
+        """Design downlink / uplink bandwidth of a leaf (1.0 = non-blocking)."""
+        if self.plan.leaf_up == 0:
+            return 1.0
+        down = self.attachment.leaf_down * self.leaf_down_gbps
+        return down / (self.plan.leaf_up * self.mode.speed_gbps)
+
+    @property
+    def spine_oversubscription(self) -> float:
+        if self.plan.spine_up == 0:
+            return 1.0
+        return self.plan.spine_down / self.plan.spine_up
+
+
+def _attach(kind: str, nodes: int, ports_per_node: int, leaf_down: int) -> Attachment:
+    if kind == "rail":
+        return attach_rail(nodes, ports_per_node, leaf_down)
+    return attach_tor(nodes, ports_per_node, leaf_down)
+
+
+def _single_switch(kind: str, nodes: int, ports_per_node: int, radix: int) -> bool:
+    fits = nodes * ports_per_node <= radix
+    return fits and (kind == "tor" or ports_per_node == 1)
+
+
+def size_plane(
+    *,
+    nodes: int,
+    ports_per_node: int,
+    attachment: str,
+    force_three_tier: bool,
+    mode: PortMode,
+    node_link_gbps: float,
+    leaf_oversubscription: float,
+    spine_oversubscription: float,
+) -> PlaneSizing:
+    """Fewest-switch plan for `nodes` with `ports_per_node` links each on this plane.
+
+    Ties go to fewer uplinks (the oversubscription the user asked for). Two tiers are used while
+    the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier).
+    """
+    radix = mode.ports
+    if _single_switch(attachment, nodes, ports_per_node, radix):
+        attach = Attachment(
+            attachment, radix, 1, 1, 1, nodes, nodes * ports_per_node, 0, ports_per_node
+        )
+        return PlaneSizing(
+            mode,
+            attach,
+            single_switch_plan(),
+            node_link_gbps,
+            leaf_oversubscription,
+            spine_oversubscription,
+        )
+    multiple = mode.links_per_native_port
+    spine_ups = uplink_candidates(
+        radix, spine_oversubscription, mode.speed_gbps, mode.speed_gbps, multiple
+    )
+    best: tuple[tuple[int, int, int], Attachment, ClosPlan] | None = None
+    for leaf_up in uplink_candidates(
+        radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
+    ):
+        attach = _attach(attachment, nodes, ports_per_node, radix - leaf_up)
+        plans: list[ClosPlan] = []
+        two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, radix)
+        if two is not None:
+            plans.append(two)
+        else:
+            for spine_up in spine_ups:
+                spine_down = radix - spine_up
+                pod = pod_leaves_for(spine_down, attach.leaves_per_unit)
+                plans.append(
+                    three_tier_plan(attach.leaves, leaf_up, spine_down, spine_up, radix, pod)
+                )
+        for plan in plans:
+            key = (plan.switches, leaf_up, plan.spine_up)
+            if best is None or key < best[0]:
+                best = (key, attach, plan)
+    assert best is not None
+    return PlaneSizing(
+        mode,
+        best[1],
+        best[2],
+        node_link_gbps,
+        leaf_oversubscription,
+        spine_oversubscription,
+    )
+
+
+def max_nodes(sizing: PlaneSizing, ports_per_node: int) -> dict[str, int]:
+    """Largest node count this plane's port split reaches with two and with three tiers."""
+    radix = sizing.radix
+    attach = sizing.attachment
+    leaf_down = attach.leaf_down if sizing.plan.leaf_up else radix // 2
+    if attach.kind == "rail":
+        per_leaf_nodes, per_unit_leaves = leaf_down, ports_per_node
+    else:
+        per_leaf_nodes, per_unit_leaves = max(leaf_down // ports_per_node, 0), 1
+    spine_down = sizing.plan.spine_down if sizing.plan.spine_up else radix // 2
+    pod = pod_leaves_for(spine_down, per_unit_leaves)
+    two_tier_leaves = (radix // per_unit_leaves) * per_unit_leaves
+    three_tier_leaves = radix * pod
+    if attach.kind == "rail":
+        return {
+            "two_tier": (two_tier_leaves // per_unit_leaves) * per_leaf_nodes,
+            "three_tier": (three_tier_leaves // per_unit_leaves) * per_leaf_nodes,
+        }
+    if per_leaf_nodes == 0:  # a node's ports spread over several leaves
+        return {
+            "two_tier": two_tier_leaves * leaf_down // ports_per_node,
+            "three_tier": three_tier_leaves * leaf_down // ports_per_node,
+        }
+    return {
+        "two_tier": two_tier_leaves * per_leaf_nodes,
+        "three_tier": three_tier_leaves * per_leaf_nodes,
+    }

@@ -1,0 +1,168 @@
+"""Facility engine: racks and their elevations, IT and facility power with PUE, annual energy,
+power and cooling redundancy, cooling feasibility per rack density, liquid fraction and water.
+
+    evaluate_facility(spec, catalog, *, fabric=None, storage=None, cooling_thresholds_kw=None)
+        -> dict   # plain JSON-ready data, units in key names
+
+`fabric` is the fabric engine's result (computed here when not given): its BOM supplies the
+switches, optics and appliances. `cooling_thresholds_kw` overrides the catalog's max rack kW per
+cooling type ({cooling id: kW}), since published thresholds disagree.
+"""
+
+from __future__ import annotations
+
+import math
+
+from models_engine.hardware import resolve_gpu
+
+from .cooling import cooling_block
+from .data import BREAKER_CONTINUOUS_DERATING
+from .power import energy_block, it_power_kw, pue_for, redundancy_block
+from .racks import compute_racks, floor_plan, network_racks, place_on_floor
+from .systems import resolve_system, systems_per_rack
+
+__all__ = ["evaluate_facility"]
+
+
+def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
+    return {"id": finding_id, "severity": severity, "message": message, "path": path}
+
+
+def storage_power_kw(spec, catalog) -> tuple[float, list[str]]:
+    """kW of the shared storage tiers whose catalog entry gives per-unit power and size."""
+    known, unknown = 0.0, []
+    for index, tier in enumerate(spec.storage.tiers):
+        if tier.kind == "local-nvme":
+            continue  # inside the nodes' max power
+        sku = catalog.storage.get(tier.sku) if tier.sku else None
+        if sku and sku.power_w and sku.capacity_tb_per_unit:
+            units = math.ceil(tier.capacity_tb / sku.capacity_tb_per_unit)
+            known += units * sku.power_w / 1000.0
+        else:
+            unknown.append(f"storage.tiers.{index}")
+    return known, unknown
+
+
+def evaluate_facility(
+    spec, catalog, *, fabric=None, storage=None, cooling_thresholds_kw=None
+) -> dict:
+    """Facility results for a `DesignSpec`. `storage` (the storage engine's result) is accepted
+    for the dependency order; storage power comes from the catalog."""
+    del storage  # storage power is read from the catalog entries of the tiers
+    if fabric is None:
+        from models_engine.engines.fabric import evaluate_fabric
+
+        fabric = evaluate_fabric(spec, catalog)
+    facility, compute = spec.facility, spec.compute
+    gpu = resolve_gpu(compute, catalog)
+    system = resolve_system(compute, catalog, gpu)
+    limit = facility.rack_power_limit_kw
+    systems = math.ceil(compute.gpu_count / system.gpus_per_system)
+
+    compute_rack_list = compute_racks(system, systems, limit)
+    network_rack_list = network_racks(fabric, limit, 1)
+    racks = compute_rack_list + network_rack_list
+    place_on_floor(racks)
+    compute_count = sum(rack["count"] for rack in compute_rack_list)
+    network_count = sum(rack["count"] for rack in network_rack_list)
+
+    storage_kw, storage_unknown = storage_power_kw(spec, catalog)
+    it = it_power_kw(system, systems, fabric, storage_kw)
+    cooling = catalog.get("cooling", facility.cooling)
+    pue, pue_source = pue_for(facility, cooling)
+    energy = energy_block(it, pue, pue_source)
+    redundancy = redundancy_block(facility, it["total"])
+    cool = cooling_block(
+        spec, catalog, system=system, racks=racks, it=it, overrides=cooling_thresholds_kw
+    )
+    findings = _findings(spec, system, storage_unknown, pue_source) + cool["findings"]
+    per_rack = systems_per_rack(system, limit)
+    su_nodes = fabric["scale_out"].get("nodes_per_su")
+    su_kw = None if not su_nodes else su_nodes / system.nodes_per_system * system.power_max_kw
+    return {
+        "system": {
+            "id": system.id,
+            "name": system.name,
+            "form": system.form,
+            "gpus_per_system": system.gpus_per_system,
+            "power_max_kw": system.power_max_kw,
+            "gpu_power_kw": system.gpu_power_kw,
+            "power_source": system.power_source,
+            "rack_units": system.rack_units,
+            "liquid_cooling_required": system.liquid_cooling_required,
+        },
+        "rack_summary": {
+            "systems": systems,
+            "systems_per_rack": per_rack,
+            "nodes_per_rack": per_rack * system.nodes_per_system,
+            "compute_racks": compute_count,
+            "network_racks": network_count,
+            "storage_racks": None,
+            "total_racks": compute_count + network_count,
+            "rack_power_limit_kw": limit,
+            "max_rack_kw": max(rack["kw"] for rack in racks),
+            "compute_rack_kw": compute_rack_list[0]["kw"],
+            "rack_circuit_kw_needed": max(rack["kw"] for rack in racks)
+            / BREAKER_CONTINUOUS_DERATING,
+            "floor": floor_plan(compute_count + network_count),
+        },
+        "racks": racks,
+        "power": {
+            "it_kw": it,
+            "systems_kw": systems * system.power_max_kw,
+            "systems_kw_per_scalable_unit": su_kw,
+            **energy,
+        },
+        "redundancy": redundancy,
+        "cooling": cool["block"],
+        "findings": findings,
+        "breakdown": {
+            "it_kw": {k: v for k, v in it.items() if k not in ("total", "energy_basis_total")},
+            "facility_kw": {"it": it["total"], "overhead": energy["facility_overhead_kw"]},
+            "racks_by_kind": {"compute": compute_count, "network": network_count},
+            "installed_kw": {
+                "power": redundancy["power"]["installed_kw"],
+                "cooling": redundancy["cooling"]["installed_kw"],
+            },
+        },
+    }
+
+
+def _findings(spec, system, storage_unknown: list[str], pue_source: str) -> list[dict]:
+    out = []
+    limit = spec.facility.rack_power_limit_kw
+    if system.power_max_kw > limit:
+        what = "rack-scale system" if system.form == "rack" else "single system"
+        out.append(
+            _finding(
+                "facility-system-over-rack-limit",
+                "error",
+                f"one {what} draws {system.power_max_kw:g} kW, above the "
+                f"{limit:g} kW rack power limit",
+                "facility.rack_power_limit_kw",
+            )
+        )
+    if system.power_source == "derived":
+        out.append(
+            _finding(
+                "facility-system-power-derived",
+                "info",
+                f"system power {system.power_max_kw:.2f} kW derived from GPU TDP x host "
+                "overhead 1.82 (DGX H100 ratio); give a catalog system for the real figure",
+                "compute.system_sku",
+            )
+        )
+    if storage_unknown:
+        out.append(
+            _finding(
+                "facility-storage-power-unknown",
+                "warning",
+                "no per-unit power and capacity in the catalog for "
+                + ", ".join(storage_unknown)
+                + ": shared storage power is not in the IT total",
+                storage_unknown[0],
+            )
+        )
+    if pue_source.startswith("fallback"):
+        out.append(_finding("facility-pue-fallback", "info", f"PUE: {pue_source}", "facility.pue"))
+    return out

@@ -1,0 +1,122 @@
+"""Racks: compute racks from the rack power limit and the system's power (a rack-scale system is
+a rack of its own), network racks from the switches' height and power, and the rack elevation
+data the studio draws (one entry per distinct rack, with how many such racks there are).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .data import RACK_USABLE_UNITS, RACKS_PER_ROW
+from .systems import SystemFigures, systems_per_rack
+
+DEFAULT_RACK_UNITS = 1  # assumption when the catalog gives no height (1U switches)
+
+
+def _rack(kind: str, first: int, count: int, items: list[dict], limit_kw: float) -> dict:
+    prefix = {"compute": "C", "network": "N"}[kind]
+    kw = sum(item["kw"] for item in items)
+    return {
+        "rack": f"{prefix}{first:04d}"
+        if count == 1
+        else f"{prefix}{first:04d}-{prefix}{first + count - 1:04d}",
+        "kind": kind,
+        "count": count,
+        "items": items,
+        "units_used": sum(item["units"] for item in items),
+        "units_total": RACK_USABLE_UNITS,
+        "kw": kw,
+        "limit_kw": limit_kw,
+        "utilisation_of_limit": kw / limit_kw,
+    }
+
+
+def compute_racks(system: SystemFigures, systems: int, limit_kw: float) -> list[dict]:
+    per_rack = systems_per_rack(system, limit_kw)
+    full, rest = divmod(systems, per_rack)
+    units = system.rack_units or 0
+
+    def items(count: int) -> list[dict]:
+        return [
+            {
+                "what": f"{system.name} x{count}",
+                "units": units * count if system.form == "server" else RACK_USABLE_UNITS,
+                "kw": system.power_max_kw * count,
+            }
+        ]
+
+    racks = []
+    if full:
+        racks.append(_rack("compute", 1, full, items(per_rack), limit_kw))
+    if rest:
+        racks.append(_rack("compute", full + 1, 1, items(rest), limit_kw))
+    return racks
+
+
+def _switch_groups(fabric: dict) -> list[dict]:
+    """Network gear per BOM line: units and max kW each (switch-side optics spread evenly)."""
+    lines = fabric["bom"]
+    groups = []
+    for network in ("compute", "storage", "frontend"):
+        gear = [
+            line
+            for line in lines
+            if line["network"] == network
+            and line["placement"] == "network rack"
+            and line["category"] in ("switch", "appliance")
+        ]
+        devices = sum(line["quantity"] for line in gear)
+        optics_w = sum(
+            line["total_power_max_w"] or 0.0
+            for line in lines
+            if line["network"] == network
+            and line["category"] == "transceiver"
+            and line["placement"] == "network rack"
+        )
+        for line in gear:
+            units = line.get("rack_units") or DEFAULT_RACK_UNITS
+            kw_each = ((line["unit_power_max_w"] or 0.0) + optics_w / devices) / 1000.0
+            groups.append(
+                {"what": line["item"], "quantity": line["quantity"], "units": units, "kw": kw_each}
+            )
+    return groups
+
+
+def network_racks(fabric: dict, limit_kw: float, first: int) -> list[dict]:
+    """One run of racks per switch tier: as many switches per rack as height and power allow."""
+    racks = []
+    number = first
+    for group in _switch_groups(fabric):
+        by_space = RACK_USABLE_UNITS // group["units"]
+        by_power = math.floor(limit_kw / group["kw"]) if group["kw"] > 0 else by_space
+        per_rack = max(1, min(by_space, by_power))
+        full, rest = divmod(group["quantity"], per_rack)
+        for count, in_rack in ((full, per_rack), (1 if rest else 0, rest)):
+            if not count:
+                continue
+            item = {
+                "what": f"{group['what']} x{in_rack}",
+                "units": group["units"] * in_rack,
+                "kw": group["kw"] * in_rack,
+            }
+            racks.append(_rack("network", number, count, [item], limit_kw))
+            number += count
+    return racks
+
+
+def place_on_floor(racks: list[dict]) -> None:
+    """Give each rack group the floor position of its first rack (rows of RACKS_PER_ROW,
+    compute racks first, then network racks), in place."""
+    index = 0
+    for rack in racks:
+        rack["floor_row"] = index // RACKS_PER_ROW + 1
+        rack["floor_slot"] = index % RACKS_PER_ROW + 1
+        index += rack["count"]
+
+
+def floor_plan(total_racks: int) -> dict:
+    return {
+        "racks_per_row": RACKS_PER_ROW,
+        "rows": math.ceil(total_racks / RACKS_PER_ROW),
+        "total_racks": total_racks,
+    }

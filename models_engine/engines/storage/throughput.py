@@ -1,0 +1,86 @@
+"""Data loading: read bandwidth the training run needs against what each tier (and the network
+to it) provides, and whether the dataset fits in host RAM or local NVMe caches.
+
+Tier figures follow the spec: local-nvme is PER NODE (scaled by the node count here); parallel-fs
+and object-store are aggregates of the whole system.
+"""
+
+from __future__ import annotations
+
+from .data import GIB_BYTES, HOST_RAM_CACHE_FRACTION, TB_BYTES
+
+
+def read_need_gbytes_per_s(storage, workload, tokens_per_s: float) -> tuple[float, str]:
+    """GB/s the data loader must read, and how it was computed."""
+    if workload.kind == "inference":
+        return 0.0, "inference: no training data is read"
+    if storage.bytes_per_sample is not None:
+        samples = tokens_per_s / workload.sequence_length
+        return samples * storage.bytes_per_sample / 1e9, "samples/s x bytes_per_sample"
+    return tokens_per_s * storage.bytes_per_token / 1e9, "tokens/s x bytes_per_token"
+
+
+def tier_aggregate(tier, nodes: int, attr: str) -> float:
+    value = getattr(tier, attr)
+    return value * nodes if tier.kind == "local-nvme" else value
+
+
+def network_gbytes_per_s(fabric, nodes: int) -> dict:
+    """Aggregate node-side bandwidth to shared storage, GB/s (converged: the compute NICs,
+    shared with collectives)."""
+    net = fabric.storage_network
+    if net.mode == "converged":
+        gbit = nodes * fabric.nics_per_node * fabric.nic_speed_gbps
+        return {"mode": "converged", "gbytes_per_s": gbit / 8.0, "shared_with_compute": True}
+    gbit = nodes * net.nics_per_node * net.nic_speed_gbps
+    return {"mode": "separate", "gbytes_per_s": gbit / 8.0, "shared_with_compute": False}
+
+
+def read_block(storage, workload, nodes: int, tokens_per_s: float, network: dict) -> dict:
+    needed, basis = read_need_gbytes_per_s(storage, workload, tokens_per_s)
+    tiers = []
+    for index, tier in enumerate(storage.tiers):
+        provided = tier_aggregate(tier, nodes, "read_gbytes_per_s")
+        if tier.kind != "local-nvme":
+            provided = min(provided, network["gbytes_per_s"])
+        tiers.append(
+            {
+                "tier": index,
+                "kind": tier.kind,
+                "provided_read_gbytes_per_s": provided,
+                "headroom_ratio": provided / needed if needed else None,
+                "sufficient": provided >= needed,
+            }
+        )
+    best = max(tiers, key=lambda row: row["provided_read_gbytes_per_s"])
+    return {
+        "needed_gbytes_per_s": needed,
+        "needed_gbytes_per_s_per_node": needed / nodes if nodes else 0.0,
+        "basis": basis,
+        "tokens_per_s": tokens_per_s,
+        "tiers": tiers,
+        "storage_network_gbytes_per_s": network["gbytes_per_s"],
+        "best_tier": best["tier"],
+        "headroom_ratio": best["headroom_ratio"],
+    }
+
+
+def cache_block(storage, compute, nodes: int) -> dict:
+    """Dataset vs per-node caches: replicated (every node holds all of it, any shuffle) or
+    sharded (each node holds 1/nodes of it, the loader reads its own shard)."""
+    dataset_tb = storage.dataset_size_tb
+    ram_tb = compute.host_ram_gib_per_node * GIB_BYTES * HOST_RAM_CACHE_FRACTION / TB_BYTES
+    local = next((tier for tier in storage.tiers if tier.kind == "local-nvme"), None)
+    nvme_tb = local.capacity_tb if local else 0.0
+    shard_tb = dataset_tb / nodes if nodes else dataset_tb
+    return {
+        "dataset_tb": dataset_tb,
+        "dataset_shard_tb_per_node": shard_tb,
+        "host_ram_cache_tb_per_node": ram_tb,
+        "host_ram_cache_fraction": HOST_RAM_CACHE_FRACTION,
+        "local_nvme_tb_per_node": nvme_tb,
+        "fits_host_ram_replicated": dataset_tb <= ram_tb,
+        "fits_host_ram_sharded": shard_tb <= ram_tb,
+        "fits_local_nvme_replicated": dataset_tb <= nvme_tb,
+        "fits_local_nvme_sharded": shard_tb <= nvme_tb,
+    }

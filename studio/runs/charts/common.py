@@ -1,0 +1,39 @@
+"""Shared look of every results chart: font, margins, titles that say what is shown."""
+
+import json
+
+import plotly.graph_objects as go
+
+FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
+SEVERITY_COLOURS = {
+    "critical": "#7a271a",
+    "high": "#d92d20",
+    "medium": "#f79009",
+    "low": "#fdb022",
+    "info": "#98a2b3",
+}
+STATUS_COLOURS = {
+    "PASS": "#12b76a",
+    "FAIL": "#d92d20",
+    "ACCEPTED_RISK": "#9e77ed",
+    "MANUAL": "#98a2b3",
+    "NOT_APPLICABLE": "#d0d5dd",
+}
+
+
+def base_layout(title: str, **axes) -> dict:
+    return {
+        "title": {"text": title},
+        "font": FONT,
+        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        "legend": {"orientation": "h", "y": -0.2},
+        **axes,
+    }
+
+
+def figure_entry(figure_id: str, figure: go.Figure) -> dict:
+    return {
+        "id": figure_id,
+        "script_id": f"figure-{figure_id}",
+        "spec": json.loads(figure.to_json()),
+    }

@@ -1,0 +1,172 @@
+"""Storage engine: read bandwidth, cache fit, checkpoint size and write time, sync vs async,
+retention, durability.
+
+Conventions under test (storage/data.py): checkpoint = params x 18 B; write time =
+S / min(B_tier, B_network, writers x B_node) (reliability.md "Checkpoint write time model");
+async blocks for the GPU->host copy at PCIe Gen5 x16 51.2 GB/s (performance.md [S5]);
+EC k+m stores (k+m)/k raw per usable byte and survives m failures.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from models_engine.engines.performance.memory_fit import total_params
+from models_engine.engines.storage import evaluate_storage
+from models_engine.spec import parse_design
+from tests.engine.test_fabric_support import CATALOG, design_doc, example_doc
+
+
+def _storage(doc, **kwargs):
+    return evaluate_storage(parse_design(doc), CATALOG, **kwargs)
+
+
+def test_checkpoint_size_is_params_times_18_bytes_unless_given():
+    doc = example_doc("dgx-h100-superpod-4su")
+    params = total_params(parse_design(doc).workload)
+    out = _storage(doc)["checkpoint"]
+    assert out["size_bytes"] == pytest.approx(params * 18)
+    assert out["size_tb_without_gradients"] == pytest.approx(params * 14 / 1e12)
+    assert out["size_source"] == "derived"
+    given = _storage(doc, checkpoint_bytes=2e12)["checkpoint"]
+    assert given["size_bytes"] == 2e12 and given["size_source"] == "given"
+
+
+def test_write_time_per_tier_is_size_over_the_limiting_bandwidth():
+    doc = example_doc("dgx-h100-superpod-4su")
+    result = _storage(doc, checkpoint_bytes=1.6e12)
+    tiers = {row["kind"]: row for row in result["checkpoint"]["tiers"]}
+    # parallel-fs writes 160 GB/s; 127 nodes x 2 x 400G = 12.7 TB/s of storage network
+    assert tiers["parallel-fs"]["write_s"] == pytest.approx(1.6e12 / 160e9)
+    assert tiers["parallel-fs"]["limited_by"] == "tier"
+    # local NVMe: every node writes its shard at 12 GB/s
+    assert tiers["local-nvme"]["write_s"] == pytest.approx(1.6e12 / (127 * 12e9))
+    # a thin storage network becomes the limit
+    thin = copy.deepcopy(doc)
+    thin["fabric"]["storage_network"] = {
+        "mode": "separate",
+        "nic_speed_gbps": 25,
+        "nics_per_node": 1,
+    }
+    thin["storage"]["tiers"][1]["write_gbytes_per_s"] = 1000  # 127 x 25 Gb/s = 397 GB/s < 1000
+    tiers = {
+        row["kind"]: row for row in _storage(thin, checkpoint_bytes=1.6e12)["checkpoint"]["tiers"]
+    }
+    network = 127 * 25 / 8
+    assert tiers["parallel-fs"]["limited_by"] == "storage network"
+    assert tiers["parallel-fs"]["write_s"] == pytest.approx(1.6e12 / (network * 1e9))
+
+
+def test_async_blocks_for_the_host_copy_and_sync_for_the_durable_write():
+    doc = example_doc("dgx-h100-superpod-4su")  # zero_stage 1: all 1,016 GPUs write a shard
+    out = _storage(doc, checkpoint_bytes=1.016e12)["checkpoint"]
+    assert out["writer_gpus"] == 1016
+    assert out["blocking_s"] == pytest.approx(1e9 / 51.2e9)
+    sync = copy.deepcopy(doc)
+    sync["storage"]["checkpoint"]["async_write"] = False
+    out = _storage(sync, checkpoint_bytes=1.016e12)["checkpoint"]
+    assert out["blocking_s"] == pytest.approx(out["durable_write_s"])
+    assert out["durable_write_s"] == pytest.approx(1.016e12 / 160e9)
+
+
+def test_without_optimizer_sharding_one_replica_writes():
+    doc = example_doc("inference-fleet")  # zero_stage 0, tp 8
+    doc["workload"]["kind"] = "training"
+    doc["workload"].pop("inference", None)
+    out = _storage(doc)["checkpoint"]
+    assert out["writer_gpus"] == 8
+    assert out["writer_nodes"] == 1
+
+
+def test_read_need_is_tokens_per_second_times_bytes_per_token():
+    doc = example_doc("dgx-h100-superpod-4su")
+    read = _storage(doc, tokens_per_s=3e6)["read"]
+    assert read["needed_gbytes_per_s"] == pytest.approx(3e6 * 4 / 1e9)
+    assert read["tokens_per_s_source"] == "given"
+    provided = {row["kind"]: row["provided_read_gbytes_per_s"] for row in read["tiers"]}
+    assert provided["local-nvme"] == pytest.approx(127 * 25)
+    assert provided["parallel-fs"] == pytest.approx(320)
+    images = copy.deepcopy(doc)
+    images["storage"]["bytes_per_sample"] = 4e6  # e.g. video clips per sequence
+    read = _storage(images, tokens_per_s=8192 * 1000)["read"]
+    assert read["needed_gbytes_per_s"] == pytest.approx(1000 * 4e6 / 1e9)
+    assert read["basis"] == "samples/s x bytes_per_sample"
+
+
+def test_read_shortfall_is_an_error_finding():
+    doc = example_doc("dgx-h100-superpod-4su")
+    doc["storage"]["bytes_per_sample"] = 5e9
+    result = _storage(doc, tokens_per_s=8192 * 1000)
+    assert "storage-read-insufficient" in {f["id"] for f in result["findings"]}
+
+
+def test_cache_fit_in_host_ram_and_local_nvme():
+    cache = _storage(example_doc("dgx-h100-superpod-4su"))["cache"]
+    # 8 TB dataset: 2 TiB host RAM x 0.5 = 1.1 TB per node; 30.72 TB NVMe per node
+    assert cache["fits_local_nvme_replicated"] is True
+    assert cache["fits_host_ram_replicated"] is False
+    assert cache["fits_host_ram_sharded"] is True
+    assert cache["dataset_shard_tb_per_node"] == pytest.approx(8 / 127)
+
+
+@pytest.mark.parametrize(
+    ("durability", "raw_per_usable", "tolerated"),
+    [
+        ({"scheme": "erasure-coding", "ec_data_k": 8, "ec_parity_m": 2}, 1.25, 2),
+        ({"scheme": "erasure-coding", "ec_data_k": 9, "ec_parity_m": 3}, 12 / 9, 3),
+        ({"scheme": "replication", "replicas": 3}, 3.0, 2),
+    ],
+)
+def test_durability_usable_raw_and_tolerated_failures(durability, raw_per_usable, tolerated):
+    doc = design_doc(storage={"durability": durability})
+    out = _storage(doc)["durability"]
+    assert out["raw_per_usable"] == pytest.approx(raw_per_usable)
+    assert out["tolerated_failures"] == tolerated
+    pfs = next(row for row in out["tiers"] if row["kind"] == "parallel-fs")
+    assert pfs["raw_tb"] == pytest.approx(4000 * raw_per_usable)
+    assert pfs["rebuild_h"] > 0
+
+
+def test_erasure_rebuild_reads_k_fragments_per_lost_one():
+    ec = _storage(design_doc(storage={"durability": {"scheme": "erasure-coding"}}))
+    rep = _storage(design_doc(storage={"durability": {"scheme": "replication"}}))
+    ec_h = ec["durability"]["tiers"][0]["rebuild_h"]
+    rep_h = rep["durability"]["tiers"][0]["rebuild_h"]
+    assert ec_h / rep_h == pytest.approx((8 + 1) / (1 + 1))
+
+
+def test_retention_capacity_and_a_finding_when_full():
+    doc = example_doc("dgx-h100-superpod-4su")
+    out = _storage(doc, checkpoint_bytes=10e12)
+    retention = out["retention"]
+    assert retention["retained_tb"] == pytest.approx(5 * 10)
+    pfs = next(row for row in retention["tiers"] if row["kind"] == "parallel-fs")
+    assert pfs["used_tb"] == pytest.approx(50 + 8)
+    full = _storage(doc, checkpoint_bytes=900e12)
+    assert "storage-capacity-tier-1" in {f["id"] for f in full["findings"]}
+    per_year = retention["checkpoints_per_year"]
+    assert retention["checkpoints_over_horizon"] == pytest.approx(per_year * 5)
+
+
+def test_checkpoint_slower_than_its_interval_is_an_error():
+    doc = example_doc("l40s-custom-gpu-finetune")  # 30 min interval, 10 GB/s parallel-fs
+    ok = _storage(doc)
+    assert ok["checkpoint"]["write_fits_interval"] is True
+    slow = _storage(doc, checkpoint_bytes=50e12)
+    ids = {f["id"] for f in slow["findings"]}
+    assert "storage-checkpoint-slower-than-interval" in ids
+    assert "storage-checkpoint-blocking" in ids  # sync checkpoints
+
+
+def test_inference_reads_weights_not_training_data():
+    out = _storage(example_doc("inference-fleet"))
+    assert out["read"]["needed_gbytes_per_s"] == 0
+    assert out["checkpoint"]["applies"] is False
+    assert out["model_load"]["what"] == "serving weights"
+    workload = parse_design(example_doc("inference-fleet")).workload
+    bytes_per_weight = {"bf16": 2, "fp16": 2, "fp8": 1}[workload.precision]
+    assert out["model_load"]["size_bytes"] == pytest.approx(
+        total_params(workload) * bytes_per_weight
+    )
