@@ -45,26 +45,35 @@ def _performance(ctx: EvaluationContext) -> dict:
 
 
 def _storage(ctx: EvaluationContext) -> dict:
-    return evaluate_storage(ctx.spec, ctx.catalog,
-                            tokens_per_s=ctx.results["performance"].get("tokens_per_s"))
+    return evaluate_storage(
+        ctx.spec, ctx.catalog, tokens_per_s=ctx.results["performance"].get("tokens_per_s")
+    )
 
 
 def _facility(ctx: EvaluationContext) -> dict:
-    return evaluate_facility(ctx.spec, ctx.catalog, fabric=ctx.results["fabric"],
-                             storage=ctx.results["storage"])
+    return evaluate_facility(
+        ctx.spec, ctx.catalog, fabric=ctx.results["fabric"], storage=ctx.results["storage"]
+    )
 
 
 def _cost(ctx: EvaluationContext) -> dict:
     r = ctx.results
-    return evaluate_cost(ctx.spec, ctx.catalog, fabric=r.get("fabric"),
-                         facility=r.get("facility"), storage=r.get("storage"),
-                         performance=r.get("performance"), reliability=r.get("reliability"),
-                         regions=r.get("regions"))
+    return evaluate_cost(
+        ctx.spec,
+        ctx.catalog,
+        fabric=r.get("fabric"),
+        facility=r.get("facility"),
+        storage=r.get("storage"),
+        performance=r.get("performance"),
+        reliability=r.get("reliability"),
+        regions=r.get("regions"),
+    )
 
 
 def _security(ctx: EvaluationContext) -> dict:
-    return evaluate_security(ctx.spec, facts=security_facts(ctx.results),
-                             accepted_risks=ctx.accepted_risks)
+    return evaluate_security(
+        ctx.spec, facts=security_facts(ctx.results), accepted_risks=ctx.accepted_risks
+    )
 
 
 def security_facts(results: dict) -> dict:
@@ -110,8 +119,12 @@ def evaluate(
     unknown = reference_errors(spec, catalog)
     if unknown:
         raise SpecValidationError(unknown)
-    ctx = EvaluationContext(spec=spec, catalog=catalog, gpu=resolve_gpu(spec.compute, catalog),
-                            accepted_risks=list(accepted_risks or []))
+    ctx = EvaluationContext(
+        spec=spec,
+        catalog=catalog,
+        gpu=resolve_gpu(spec.compute, catalog),
+        accepted_risks=list(accepted_risks or []),
+    )
     completed: list[str] = []
     for name in ENGINE_ORDER:
         if on_progress:

@@ -156,11 +156,16 @@ def test_results_page_has_a_section_per_engine_and_accepting_a_risk_rescores(
     failing = next(c for c in run.results["security"]["checks"] if c["status"] == "FAIL")
     before = run.results["security"]["summary"]["accepted_risk"]
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(f"/designs/{design.pk}/risks/accept/", {
-            "check_id": failing["id"], "reason": "InfiniBand has no inline encryption; "
-            "the fabric is single-tenant", "owner": "CISO office", "expires": "2099-01-01",
-            "run": run.pk,
-        })
+        response = client.post(
+            f"/designs/{design.pk}/risks/accept/",
+            {
+                "check_id": failing["id"],
+                "reason": "InfiniBand has no inline encryption; the fabric is single-tenant",
+                "owner": "CISO office",
+                "expires": "2099-01-01",
+                "run": run.pk,
+            },
+        )
     rerun = EngineRun.objects.get(pk=response.url.rstrip("/").split("/")[-1])
     assert rerun.cached_from is None
     assert rerun.results["security"]["summary"]["accepted_risk"] == before + 1
@@ -175,6 +180,8 @@ def test_accepting_a_risk_without_reason_or_with_a_past_expiry_is_refused(
     alice, alpha = team_a
     design = design_in(alice, alpha)
     client.force_login(alice)
-    client.post(f"/designs/{design.pk}/risks/accept/", {
-        "check_id": "CS-NET-001", "reason": "", "owner": "", "expires": "2001-01-01"})
+    client.post(
+        f"/designs/{design.pk}/risks/accept/",
+        {"check_id": "CS-NET-001", "reason": "", "owner": "", "expires": "2001-01-01"},
+    )
     assert not AcceptedRisk.objects.exists()
