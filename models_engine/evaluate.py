@@ -12,6 +12,8 @@ from models_engine.engines.cost import evaluate_cost
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.facility import evaluate_facility
 from models_engine.engines.performance.memory_fit import evaluate_memory
+from models_engine.engines.regions import evaluate_regions
+from models_engine.engines.reliability import evaluate_reliability
 from models_engine.engines.security import evaluate_security
 from models_engine.engines.storage import evaluate_storage
 from models_engine.hardware import GpuFigures, resolve_gpu
@@ -56,6 +58,25 @@ def _facility(ctx: EvaluationContext) -> dict:
     )
 
 
+def _reliability(ctx: EvaluationContext) -> dict:
+    r = ctx.results
+    return evaluate_reliability(
+        ctx.spec,
+        ctx.catalog,
+        fabric=r["fabric"],
+        storage=r["storage"],
+        facility=r["facility"],
+        performance=r["performance"],
+    )
+
+
+def _regions(ctx: EvaluationContext) -> dict:
+    r = ctx.results
+    return evaluate_regions(
+        ctx.spec, ctx.catalog, performance=r["performance"], storage=r["storage"]
+    )
+
+
 def _cost(ctx: EvaluationContext) -> dict:
     r = ctx.results
     return evaluate_cost(
@@ -79,7 +100,15 @@ def _security(ctx: EvaluationContext) -> dict:
 def security_facts(results: dict) -> dict:
     """Facts other engines established, in the security engine's vocabulary; facts not
     given here are derived from the spec by the security engine itself."""
-    return {}
+    facts = {}
+    regions = results.get("regions")
+    if regions is not None:
+        facts["regions.residency_violations"] = [
+            finding
+            for finding in regions.get("residency_findings", [])
+            if finding.get("severity") in ("critical", "high")
+        ]
+    return facts
 
 
 ENGINES: dict[str, Callable[[EvaluationContext], dict]] = {
@@ -87,6 +116,8 @@ ENGINES: dict[str, Callable[[EvaluationContext], dict]] = {
     "performance": _performance,
     "storage": _storage,
     "facility": _facility,
+    "reliability": _reliability,
+    "regions": _regions,
     "cost": _cost,
     "security": _security,
 }
@@ -146,7 +177,12 @@ def headline(results: dict) -> dict:
     performance = results.get("performance", {})
     memory = performance.get("memory", {})
     power = results.get("facility", {}).get("power", {})
+    reliability = results.get("reliability", {})
     figures = {
+        "mtti_h": reliability.get("mtti_hours"),
+        "goodput": reliability.get("goodput", {}).get("ratio")
+        if isinstance(reliability.get("goodput"), dict)
+        else reliability.get("goodput"),
         "it_power_kw": power.get("it_kw", {}).get("total"),
         "facility_power_kw": power.get("facility_kw"),
         "racks": results.get("facility", {}).get("rack_summary", {}).get("total_racks"),

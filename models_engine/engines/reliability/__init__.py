@@ -1,0 +1,18 @@
+"""Reliability engine: component failure rates -> job interruption rate and MTTI, optimal
+checkpoint interval (Young / Daly), goodput and added time to train, hot spares, blast radius
+by failure domain, facility availability and storage durability; optional Monte Carlo.
+
+    evaluate_reliability(spec, catalog, *, fabric=None, storage=None, facility=None,
+                         performance=None, monte_carlo_runs=0, seed=0,
+                         rate_overrides=None) -> dict
+"""
+
+from .checkpoint import daly_first_order_interval, daly_interval, young_interval
+from .engine import evaluate_reliability
+
+__all__ = [
+    "daly_first_order_interval",
+    "daly_interval",
+    "evaluate_reliability",
+    "young_interval",
+]

@@ -1,0 +1,312 @@
+"""Reliability engine: the component model against published fleet figures, its invariants,
+the Monte Carlo against the closed form, failure domains and findings.
+
+Published figures (reliability.md, Kokolis et al. 2024, arXiv 2410.21680 [S]):
+- RSC-1 (~16K A100 in 8-GPU nodes): 6.50 failures per 1000 node-days. The component model
+  (catalog rates x the parts of an A100 node) must land within 10%: the same paper's RSC-2
+  measured 2.34 on the same hardware, so cluster-to-cluster spread is ~3x and a tighter band
+  would be fitting, not modelling.
+- Projected MTTF at RSC-1's rate: 1.8 h for 16,384 GPUs, 0.23 h for 131,072 (MTTF =
+  1 / (N_nodes r_f), netcap survey of the paper [S]); with the measured node rate as an override
+  the engine must give them to their printed precision (leaf switches add ~0.4-1%).
+Llama 3 405B (Dubey et al. 2024): 419 unplanned interruptions in 54 days on 16,384 H100. A
+production run with screened hardware is ~1.7x below RSC-1's per-node rate; the component
+model is checked to be within a factor of 2."""
+
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models_engine.catalog import load_catalog
+from models_engine.engines.fabric import evaluate_fabric
+from models_engine.engines.reliability import evaluate_reliability
+from models_engine.engines.storage import evaluate_storage
+from models_engine.spec import parse_design
+from tests.conftest import EXAMPLES, example_spec
+
+CATALOG = load_catalog()
+RSC1_PER_1000_NODE_DAYS = 6.50
+RSC1_TOLERANCE = 0.10
+RSC1_PROJECTED_MTTF_H_16K = 1.8
+LLAMA3_UNPLANNED_54_DAYS = 419
+LLAMA3_FACTOR = 2.0
+MC_TOLERANCE = 0.02
+
+
+def _design(**changes) -> dict:
+    doc = copy.deepcopy(example_spec("h100-256-onprem-starter"))
+    for path, value in changes.items():
+        node = doc
+        keys = path.split("__")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    return doc
+
+
+def _a100_cluster(gpus: int) -> dict:
+    doc = _design(
+        compute__gpu_sku="a100-sxm-80gb",
+        compute__gpu_count=gpus,
+        workload__parallelism="auto",
+    )
+    doc["compute"].pop("system_sku", None)
+    return doc
+
+
+def _evaluate(doc: dict, **kwargs) -> dict:
+    return evaluate_reliability(parse_design(doc), CATALOG, **kwargs)
+
+
+def test_rsc1_node_failure_rate_is_reproduced_by_the_component_model():
+    result = _evaluate(_a100_cluster(16_000))
+    rate = result["node_failure_rate_per_1000_node_days"]
+    assert result["node_rate_basis"] == "component model"
+    assert rate == pytest.approx(RSC1_PER_1000_NODE_DAYS, rel=RSC1_TOLERANCE)
+
+
+@pytest.mark.parametrize(
+    ("gpus", "published_h", "tolerance"),
+    # Printed to 2 significant figures (+-0.05 h, +-0.005 h), plus the leaf switches the
+    # node-only projection leaves out (+0.4% / +0.8% of the rate): 2% and 3%.
+    [(16_384, RSC1_PROJECTED_MTTF_H_16K, 0.02), (131_072, 0.23, 0.03)],
+)
+def test_measured_node_rate_override_gives_the_published_mttf_projection(
+    gpus, published_h, tolerance
+):
+    result = _evaluate(_a100_cluster(gpus), rate_overrides={"node": "node-rsc1-a100"})
+    assert result["node_failure_rate_per_1000_node_days"] == pytest.approx(6.50, rel=1e-9)
+    assert result["mtti_hours"] == pytest.approx(published_h, rel=tolerance)
+
+
+def test_llama3_unplanned_interruptions_within_a_factor_of_two():
+    spec = parse_design(json.loads((EXAMPLES / "llama3-16k-h100-roce.json").read_text()))
+    fabric = evaluate_fabric(spec, CATALOG)
+    result = evaluate_reliability(spec, CATALOG, fabric=fabric)
+    in_54_days = result["job_interruption_rate_per_day"] * 54
+    ratio = in_54_days / LLAMA3_UNPLANNED_54_DAYS
+    assert 1 / LLAMA3_FACTOR <= ratio <= LLAMA3_FACTOR
+    gpu_share = sum(
+        c["share_of_interruptions"]
+        for c in result["components"]
+        if c["component"] in ("gpu", "hbm")
+    )
+    assert gpu_share == pytest.approx(0.587, abs=0.1)  # Llama 3: GPU issues 58.7%
+
+
+def test_interruptions_are_component_counts_times_rates():
+    result = _evaluate(_design())
+    for component in result["components"]:
+        per_day = component["count_in_job"] * component["failures_per_unit_year"] / 365.0
+        assert component["interruptions_per_day"] == pytest.approx(per_day)
+    total = sum(c["interruptions_per_day"] for c in result["components"])
+    assert result["job_interruption_rate_per_day"] == pytest.approx(total)
+    assert result["mtti_hours"] == pytest.approx(24.0 / total)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    nodes=st.lists(st.integers(min_value=1, max_value=20_000), min_size=2, max_size=2),
+    topology=st.sampled_from(["rail-optimized", "leaf-spine", "fat-tree-3tier"]),
+)
+def test_more_gpus_never_increase_mtti(nodes, topology):
+    small, large = sorted(nodes)
+    mtti = []
+    for count in (small, large):
+        doc = _design(
+            compute__gpu_count=count * 8, workload__parallelism="auto", fabric__topology=topology
+        )
+        mtti.append(_evaluate(doc)["mtti_hours"])
+    assert mtti[1] <= mtti[0]
+
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
+def test_every_example_evaluates_to_json_ready_results(path):
+    spec = parse_design(json.loads(path.read_text()))
+    result = evaluate_reliability(spec, CATALOG, monte_carlo_runs=200, seed=1)
+    json.dumps(result, allow_nan=False)
+    assert 0.0 < result["goodput"] <= 1.0
+    assert result["mtti_hours"] > 0
+    domains = {row["domain"] for row in result["failure_domains"]}
+    assert {"node", "rack", "pdu", "leaf", "spine_plane", "cooling_loop", "hall", "region"} <= (
+        domains
+    )
+    if spec.workload.kind == "training":
+        checkpoint = result["checkpoint"]
+        optimum = result["checkpoint"]["goodput_optimum"]
+        assert (
+            abs(optimum["interval_min"] - checkpoint["optimum_interval_min"])
+            <= (optimum["grid_step_min"])
+        )
+        assert sum(p["is_optimum"] for p in result["goodput_vs_interval"]) == 1
+        assert result["time_to_train"]["added_days"] > 0
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
+def test_every_example_evaluates_with_the_fabric_and_storage_results(path):
+    spec = parse_design(json.loads(path.read_text()))
+    result = evaluate_reliability(
+        spec,
+        CATALOG,
+        fabric=evaluate_fabric(spec, CATALOG),
+        storage=evaluate_storage(spec, CATALOG),
+        monte_carlo_runs=200,
+    )
+    json.dumps(result, allow_nan=False)
+    assert result["sources"]["fabric"] == "fabric engine"
+    assert result["sources"]["checkpoint_bytes"] == "storage"
+    assert 0.0 < result["goodput"] <= 1.0
+
+
+def _hundred_thousand_gpus() -> dict:
+    doc = copy.deepcopy(example_spec("llama3-16k-h100-roce"))
+    doc["compute"]["gpu_count"] = 100_000
+    doc["workload"]["parallelism"] = "auto"
+    return doc
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [_design(), example_spec("llama3-16k-h100-roce"), _hundred_thousand_gpus()],
+    ids=["256-gpu", "16k-gpu", "100k-gpu"],
+)
+def test_monte_carlo_mean_agrees_with_the_closed_form(doc):
+    result = _evaluate(doc, monte_carlo_runs=10_000, seed=7)
+    mc = result["monte_carlo"]
+    assert mc["runs"] == 10_000
+    assert mc["mean_days"] == pytest.approx(mc["closed_form_days"], rel=MC_TOLERANCE)
+    assert mc["closed_form_days"] == pytest.approx(result["time_to_train"]["with_failures_days"])
+    expected = result["expected_interruptions"]["unplanned"]
+    assert mc["interruptions_mean"] == pytest.approx(expected, rel=0.05, abs=1.0)
+
+
+def test_monte_carlo_is_seeded():
+    first = _evaluate(_design(), monte_carlo_runs=500, seed=3)["monte_carlo"]
+    again = _evaluate(_design(), monte_carlo_runs=500, seed=3)["monte_carlo"]
+    assert first == again
+
+
+def test_performance_result_replaces_the_derived_run_length():
+    result = _evaluate(_design(), performance={"time_to_train_days": 54.0, "step_time_s": 2.0})
+    assert result["time_to_train"]["failure_free_days"] == 54.0
+    assert result["sources"]["failure_free_days"] == "performance"
+
+
+def test_storage_write_time_sets_the_checkpoint_cost():
+    doc = _design(storage__checkpoint__async_write=False)
+    slow = _evaluate(doc, storage={"checkpoint": {"write_time_s": 600.0}})
+    fast = _evaluate(doc, storage={"checkpoint": {"write_time_s": 6.0}})
+    assert slow["checkpoint"]["blocking_time_s"] == 600.0
+    assert slow["checkpoint"]["daly_interval_min"] > fast["checkpoint"]["daly_interval_min"]
+    assert slow["goodput"] < fast["goodput"]
+
+
+def test_rate_overrides_accept_catalog_ids_numbers_and_fields():
+    base = _evaluate(_design())
+    doubled = _evaluate(
+        _design(),
+        rate_overrides={
+            "nic": {"mtbf_hours": 75_000},
+            "software": 0.5,
+            "optics": "optics-transceiver",
+        },
+    )
+    by = {c["component"]: c for c in doubled["components"]}
+    assert by["nic"]["mtbf_hours"] == pytest.approx(75_000)
+    assert by["software"]["failures_per_unit_year"] == 0.5
+    assert by["optics"]["catalog_id"] == "optics-transceiver"
+    assert doubled["mtti_hours"] < base["mtti_hours"]
+
+
+def test_unknown_override_component_names_the_allowed_ones():
+    with pytest.raises(ValueError, match="allowed: gpu, hbm"):
+        _evaluate(_design(), rate_overrides={"gpus": 1.0})
+
+
+def test_hbm_is_carved_out_of_the_gpu_module_rate():
+    result = _evaluate(_design())
+    by = {c["component"]: c for c in result["components"]}
+    module = by["gpu"]["failures_per_unit_year"] + by["hbm"]["failures_per_unit_year"]
+    assert module == pytest.approx(8760 / 50_000)  # gpu-textbook MTTF
+    assert by["hbm"]["catalog_id"] == "hbm-h100"
+
+
+def test_planned_maintenance_is_kept_apart_from_unplanned_interruptions():
+    result = _evaluate(_design(), planned_events_per_day=1.0)
+    expected = result["expected_interruptions"]
+    assert expected["total"] == pytest.approx(expected["unplanned"] + expected["planned"])
+    assert expected["planned"] == pytest.approx(expected["period_days"])
+    assert result["mtti_including_planned_hours"] < result["mtti_hours"]
+
+
+def test_redundant_psus_on_one_power_path_are_a_finding():
+    doc = copy.deepcopy(example_spec("dgx-h100-superpod-4su"))
+    doc["facility"]["power_redundancy"] = "N+1"
+    result = _evaluate(doc)
+    ids = {f["id"] for f in result["findings"]}
+    assert "psu-redundancy-on-one-feed" in ids
+    pdu = next(row for row in result["failure_domains"] if row["domain"] == "pdu")
+    assert pdu["gpus_lost"] == result["failure_domains"][1]["gpus_lost"]  # the whole rack
+
+
+def test_single_plane_fabric_is_a_finding_and_dual_plane_is_not():
+    single = _evaluate(_design(fabric__planes=1))
+    dual = _evaluate(_design(fabric__planes=2))
+    assert "single-plane-fabric" in {f["id"] for f in single["findings"]}
+    assert "single-plane-fabric" not in {f["id"] for f in dual["findings"]}
+    plane = {r["domain"]: r for r in dual["failure_domains"]}["spine_plane"]
+    assert plane["gpus_lost"] == 0
+
+
+def test_a_node_failure_idles_the_rest_of_the_synchronous_job():
+    result = _evaluate(_design())
+    node = result["failure_domains"][0]
+    assert node == {
+        **node,
+        "domain": "node",
+        "gpus_lost": 8,
+        "gpus_idled": 248,
+        "jobs_stopped": 1,
+    }
+
+
+def test_facility_tier_follows_power_and_cooling_redundancy():
+    tier = _evaluate(_design())["facility"]
+    assert (tier["uptime_tier"], tier["availability"]) == ("III", 0.99982)
+    bare = _evaluate(_design(facility__power_redundancy="N"))["facility"]
+    assert bare["uptime_tier"] == "I"
+
+
+def test_storage_durability_falls_with_fewer_copies():
+    ec = _evaluate(_design())["storage_durability"]
+    single = _evaluate(_design(storage__durability={"scheme": "replication", "replicas": 1}))[
+        "storage_durability"
+    ]
+    assert ec["nines"] > 5
+    assert single["nines"] == pytest.approx(-__import__("math").log10(0.0157), rel=1e-6)
+
+
+def test_hot_spares_cover_nodes_in_repair():
+    spares = _evaluate(example_spec("llama3-16k-h100-roce"))["hot_spares"]
+    assert spares["spare_nodes"] > spares["mean_nodes_in_repair"] > 0
+    assert spares["node_replacements_over_run"] > 0
+
+
+def test_a_serving_replica_is_the_job_of_an_inference_fleet():
+    result = _evaluate(example_spec("inference-fleet"))
+    assert result["scope"]["job_gpus"] == 8
+    assert result["checkpoint"] is None
+    assert result["goodput_vs_interval"] == []
+    assert 0.99 < result["goodput"] <= 1.0
+
+
+def test_a_fixed_interval_far_from_the_optimum_is_a_finding():
+    result = _evaluate(example_spec("two-region-hierarchical"))
+    assert result["checkpoint"]["chosen_interval_source"] == "design"
+    assert "checkpoint-interval-off-optimum" in {f["id"] for f in result["findings"]}
