@@ -4,7 +4,7 @@
 returning plain JSON-ready data with units in the key names.
 """
 
-from models_engine.evaluate import ENGINE_ORDER, evaluate
+from models_engine.pipeline import ENGINE_ORDER, evaluate
 
 __version__ = "0.1.0"
 

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from models_engine.evaluate import evaluate
+from models_engine.pipeline import evaluate
 from models_engine.spec import SpecValidationError, design_json_schema
 
 

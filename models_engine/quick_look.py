@@ -2,8 +2,8 @@
 computed by the engines in well under a request's time."""
 
 from models_engine.engines.performance.memory_fit import evaluate_memory
-from models_engine.evaluate import catalog_with
 from models_engine.hardware import resolve_gpu
+from models_engine.pipeline import catalog_with
 from models_engine.spec import SpecValidationError, parse_design, reference_errors
 
 
