@@ -8,15 +8,22 @@ from django.db import transaction
 
 from studio.accounts.models import Membership, Role, Team
 from studio.designs import services as design_services
-from studio.designs.examples import get_example
+from studio.designs.examples import get_example, list_examples
 from studio.designs.models import Design, Project
 from studio.runs import services as run_services
 from studio.runs.models import RunStatus
 
+# The first two are the demo's headline pair; the rest of examples/ follows under its own names.
 DEMO_EXAMPLES = [
     ("h100-256-onprem-starter", "256x H100 starter"),
     ("dgx-h100-superpod-4su", "DGX H100 SuperPOD, 4 SU"),
 ]
+
+
+def demo_examples() -> list[tuple[str, str]]:
+    named = dict(DEMO_EXAMPLES)
+    rest = [(e.slug, e.name) for e in list_examples() if e.slug not in named]
+    return DEMO_EXAMPLES + rest
 
 
 class Command(BaseCommand):
@@ -39,9 +46,11 @@ class Command(BaseCommand):
                     actor=user,
                     team=team,
                     name="Demo project",
-                    description="Two example designs, evaluated by the engines.",
+                    description="The example designs, evaluated by the engines.",
                 )
-            designs = [self._demo_design(user, project, slug, name) for slug, name in DEMO_EXAMPLES]
+            designs = [
+                self._demo_design(user, project, slug, name) for slug, name in demo_examples()
+            ]
         for design in designs:
             self._evaluate_now(user, design)
         self.stdout.write(
