@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
+from studio.accounts import team_views
 from studio.accounts import views as account_views
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
@@ -60,6 +61,8 @@ urlpatterns = [
         name="export-run-table",
     ),
     path("account/tokens/", account_views.tokens_page, name="tokens"),
+    path("teams/", team_views.team_list, name="teams"),
+    path("teams/<int:pk>/", team_views.team_detail, name="team-detail"),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),

@@ -1,6 +1,7 @@
 """Writes for teams and memberships."""
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
 from studio.accounts.models import Membership, Role, Team
@@ -24,3 +25,45 @@ def membership_set(*, actor, team: Team, user, role: Role) -> Membership:
         actor=actor, team=team, action="membership.set", target=membership, data={"role": role}
     )
     return membership
+
+
+class MembershipChangeRefused(ValueError):
+    pass
+
+
+@transaction.atomic
+def membership_remove(*, actor, team: Team, user) -> None:
+    membership = Membership.objects.select_for_update().filter(team=team, user=user).first()
+    if membership is None:
+        return
+    owners = Membership.objects.filter(team=team, role=Role.OWNER)
+    if membership.role == Role.OWNER and owners.count() == 1:
+        raise MembershipChangeRefused("A team keeps at least one owner.")
+    audit_record(
+        actor=actor,
+        team=team,
+        action="membership.remove",
+        target=membership,
+        data={"user": user.get_username()},
+    )
+    membership.delete()
+    # Feed and API tokens of a removed member stop reaching this team's projects at once:
+    # scoping is by membership, and feed tokens bound to the team's projects are revoked.
+    user.api_tokens.filter(project__team=team, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def membership_change_role(*, actor, team: Team, user, role: Role) -> Membership:
+    membership = Membership.objects.filter(team=team, user=user).first()
+    if membership is None:
+        raise MembershipChangeRefused("That user is not in the team.")
+    if (
+        membership.role == Role.OWNER
+        and role != Role.OWNER
+        and not Membership.objects.filter(team=team, role=Role.OWNER)
+        .exclude(pk=membership.pk)
+        .exists()
+    ):
+        raise MembershipChangeRefused("A team keeps at least one owner.")
+    return membership_set(actor=actor, team=team, user=user, role=role)

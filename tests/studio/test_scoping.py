@@ -51,6 +51,7 @@ def _named_object_patterns(resolver=None, namespace_admin=False):
 
 def _object_for(name: str, world) -> int:
     for kind, obj in (
+        ("team", world["design_b"].project.team),
         ("catalog-entry", world["entry_b"]),
         ("run", world["run_b"]),
         ("design", world["design_b"]),
