@@ -12,6 +12,8 @@ from collections.abc import Callable
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.views import View
+from django.views.generic.detail import SingleObjectMixin
 
 from studio.accounts.models import Role
 from studio.accounts.selectors import user_has_role
@@ -62,3 +64,10 @@ class TeamScopedObjectMixin(LoginRequiredMixin):
                 needed,
             )
             raise PermissionDenied("Your role in this team does not allow this action.")
+
+
+class ScopedActionView(TeamScopedObjectMixin, SingleObjectMixin, View):
+    """A POST-only action on one team-scoped object (evaluate, retry, revert, ...): GET is
+    refused with 405, the object is found through the scoped selector (404 outside the team)."""
+
+    http_method_names = ["post", "options"]

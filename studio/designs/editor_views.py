@@ -1,7 +1,6 @@
 """The design editor page and its htmx endpoints (live validation, list edits, drafts)."""
 
 from django.contrib import messages
-from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.views.generic import DetailView
 
@@ -9,7 +8,7 @@ from models_engine.quick_look import quick_look
 from studio.accounts.models import Role
 from studio.catalog.presentation import entry_summary
 from studio.catalog.selectors import team_catalog, team_catalog_entries
-from studio.core.scoping import TeamScopedObjectMixin
+from studio.core.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.editor.codec import form_to_spec, list_add, list_remove, spec_to_form
 from studio.designs.editor.layout import (
@@ -123,14 +122,11 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
         return redirect("design-detail", pk=design.pk)
 
 
-class DesignEditorValidateView(TeamScopedObjectMixin, DetailView):
+class DesignEditorValidateView(ScopedActionView):
     """htmx: save the draft, validate with the engine, return errors + quick look (OOB)."""
 
     scope_selector = designs_visible_to
     team_id_path = "project.team_id"
-
-    def get(self, request, *args, **kwargs):
-        return HttpResponseNotAllowed(["POST"])
 
     def post(self, request, *args, **kwargs):
         design = self.get_object()

@@ -1,13 +1,13 @@
 """Revision history of a design: diff any two revisions, revert, clone."""
 
 from django.contrib import messages
-from django.http import Http404, HttpResponseNotAllowed
+from django.http import Http404
 from django.shortcuts import redirect
 from django.views.generic import DetailView
 
 from models_engine.spec import spec_diff
 from studio.accounts.models import Role
-from studio.core.scoping import TeamScopedObjectMixin
+from studio.core.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.selectors import designs_visible_to
 from studio.runs.headline import headline_changes, headline_of
@@ -18,12 +18,9 @@ def latest_done_run(revision):
     return revision.runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
 
 
-class _DesignPostView(TeamScopedObjectMixin, DetailView):
+class _DesignPostView(ScopedActionView):
     scope_selector = designs_visible_to
     team_id_path = "project.team_id"
-
-    def get(self, request, *args, **kwargs):
-        return HttpResponseNotAllowed(["POST"])
 
 
 class RevisionDiffView(TeamScopedObjectMixin, DetailView):

@@ -1,12 +1,11 @@
 """Run pages: start an evaluation, watch its progress, read its results."""
 
-from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.views.generic import DetailView
 
 from studio.accounts.models import Role
 from studio.accounts.selectors import user_has_role
-from studio.core.scoping import TeamScopedObjectMixin
+from studio.core.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs.selectors import designs_visible_to
 from studio.reports.tables import available_tables
 from studio.runs import services
@@ -15,14 +14,11 @@ from studio.runs.headline import checks_for_review, headline_cards
 from studio.runs.selectors import runs_visible_to
 
 
-class DesignEvaluateView(TeamScopedObjectMixin, DetailView):
+class DesignEvaluateView(ScopedActionView):
     """POST only: evaluate the latest revision of a design."""
 
     scope_selector = designs_visible_to
     team_id_path = "project.team_id"
-
-    def get(self, request, *args, **kwargs):
-        return HttpResponseNotAllowed(["POST"])
 
     def post(self, request, *args, **kwargs):
         design = self.get_object()
@@ -56,14 +52,11 @@ class RunDetailView(TeamScopedObjectMixin, DetailView):
         return context
 
 
-class RunRetryView(TeamScopedObjectMixin, DetailView):
+class RunRetryView(ScopedActionView):
     """POST only: run the same revision again (a failed run, or to bypass the cache)."""
 
     scope_selector = runs_visible_to
     team_id_path = "revision.design.project.team_id"
-
-    def get(self, request, *args, **kwargs):
-        return HttpResponseNotAllowed(["POST"])
 
     def post(self, request, *args, **kwargs):
         run = self.get_object()
