@@ -17,6 +17,7 @@ from models_engine.engines.reliability import evaluate_reliability
 from models_engine.engines.security import evaluate_security
 from models_engine.engines.storage import evaluate_storage
 from models_engine.hardware import GpuFigures, resolve_gpu
+from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import (
     SPEC_VERSION,
     DesignSpec,
@@ -146,8 +147,10 @@ def evaluate(
     findings ({check_id, reason, owner, expires}).
     """
     spec = parse_design(spec_doc)
-    catalog = catalog_with(catalog_entries)
-    unknown = reference_errors(spec, catalog)
+    catalog, price_errors = apply_catalog_prices(
+        catalog_with(catalog_entries), spec.economics.price_overrides.catalog_prices
+    )
+    unknown = reference_errors(spec, catalog) + price_errors
     if unknown:
         raise SpecValidationError(unknown)
     ctx = EvaluationContext(

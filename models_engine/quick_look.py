@@ -4,6 +4,7 @@ computed by the engines in well under a request's time."""
 from models_engine.engines.performance.memory_fit import evaluate_memory
 from models_engine.hardware import resolve_gpu
 from models_engine.pipeline import catalog_with
+from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import SpecValidationError, parse_design, reference_errors
 
 
@@ -13,8 +14,10 @@ def quick_look(spec_doc: dict, catalog_entries: dict[str, list[dict]] | None = N
         spec = parse_design(spec_doc)
     except SpecValidationError as exc:
         return {"valid": False, "errors": exc.errors}
-    catalog = catalog_with(catalog_entries)
-    unknown = reference_errors(spec, catalog)
+    catalog, price_errors = apply_catalog_prices(
+        catalog_with(catalog_entries), spec.economics.price_overrides.catalog_prices
+    )
+    unknown = reference_errors(spec, catalog) + price_errors
     if unknown:
         return {"valid": False, "errors": unknown}
     gpu = resolve_gpu(spec.compute, catalog)

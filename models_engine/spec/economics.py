@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ._base import SpecModel, section_field, spec_field
+from ._base import CATALOG_ID_PATTERN, SpecModel, section_field, spec_field
+
+
+class CatalogPriceOverride(SpecModel):
+    """A negotiated unit price for one catalog entry (any priced kind)."""
+
+    catalog_id: str = spec_field(
+        ...,
+        unit="catalog id",
+        description="Id of a priced catalog entry: GPU, system, switch, NIC, optic or storage.",
+        pattern=CATALOG_ID_PATTERN,
+    )
+    unit_price_usd: float = spec_field(
+        ..., unit="USD", description="Price of one unit, replacing the catalog's.", ge=0, le=1e9
+    )
 
 
 class PriceOverrides(SpecModel):
@@ -35,6 +49,11 @@ class PriceOverrides(SpecModel):
     )
     cloud_usd_per_gpu_hour: float | None = spec_field(
         None, unit="USD/GPU-hour", description="Cloud price per GPU-hour.", ge=0, le=10_000
+    )
+    catalog_prices: list[CatalogPriceOverride] = section_field(
+        [],
+        description="Unit prices that replace catalog prices for this design (any catalog id).",
+        max_length=500,
     )
 
 

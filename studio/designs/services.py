@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import (
     SpecValidationError,
     design_to_dict,
@@ -31,7 +32,9 @@ def validated_spec(spec: dict, *, team_id: int) -> tuple[dict, str]:
         parsed = parse_design(spec)
     except SpecValidationError as exc:
         raise DesignSpecInvalid(exc.errors) from exc
-    unknown = reference_errors(parsed, team_catalog(team_id))
+    catalog = team_catalog(team_id)
+    _, price_errors = apply_catalog_prices(catalog, parsed.economics.price_overrides.catalog_prices)
+    unknown = reference_errors(parsed, catalog) + price_errors
     if unknown:
         raise DesignSpecInvalid(unknown)
     return design_to_dict(parsed), spec_hash(parsed)
