@@ -11,7 +11,7 @@ from models_engine.catalog import Catalog, load_catalog
 from models_engine.engines.cost import evaluate_cost
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.facility import evaluate_facility
-from models_engine.engines.performance.memory_fit import evaluate_memory
+from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.regions import evaluate_regions
 from models_engine.engines.reliability import evaluate_reliability
 from models_engine.engines.security import evaluate_security
@@ -44,7 +44,7 @@ def _fabric(ctx: EvaluationContext) -> dict:
 
 
 def _performance(ctx: EvaluationContext) -> dict:
-    return evaluate_memory(ctx.spec, ctx.gpu)
+    return evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog)
 
 
 def _storage(ctx: EvaluationContext) -> dict:
@@ -181,7 +181,14 @@ def headline(results: dict) -> dict:
     memory = performance.get("memory", {})
     power = results.get("facility", {}).get("power", {})
     reliability = results.get("reliability", {})
+    time_to_train = reliability.get("time_to_train") or {}
     figures = {
+        "step_time_s": performance.get("step_time_s"),
+        # With the reliability engine's interruptions, checkpoints and restarts included.
+        "time_to_train_days": time_to_train.get("with_failures_days")
+        or performance.get("time_to_train_days"),
+        "mfu": performance.get("mfu"),
+        "tokens_per_s": performance.get("tokens_per_s"),
         "mtti_h": reliability.get("mtti_hours"),
         "goodput": reliability.get("goodput", {}).get("ratio")
         if isinstance(reliability.get("goodput"), dict)
@@ -207,6 +214,7 @@ def cost_headline(cost: dict) -> dict:
         "usd_per_gpu_hour": summary.get("cost_per_delivered_gpu_hour_usd"),
         "training_run_usd": summary.get("training_run_cost_usd"),
         "carbon_tco2e_per_year": summary.get("carbon_tco2e_per_year"),
+        "usd_per_million_tokens": summary.get("cost_per_million_tokens_usd"),
     }
 
 

@@ -28,6 +28,7 @@ HEADLINE_METRICS = [
     Metric("tco_usd", "TCO (NPV)", "USD", "lower"),
     Metric("usd_per_gpu_hour", "Cost per delivered GPU-hour", "USD/GPU-h", "lower"),
     Metric("training_run_usd", "Cost of one training run", "USD", "lower"),
+    Metric("usd_per_million_tokens", "Cost per million tokens served", "USD", "lower"),
     Metric("carbon_tco2e_per_year", "Carbon", "tCO2e/year", "lower"),
     Metric("security_score_pct", "Security score", "%", "higher"),
 ]

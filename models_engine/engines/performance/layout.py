@@ -17,6 +17,8 @@ class Layout:
     zero_stage: int = 1
     sequence_parallel: bool = True
     recompute: str = "selective"
+    first_stage_layers: int | None = None  # uneven pipeline split; None = even
+    last_stage_layers: int | None = None
     chosen_by: str = "spec"
 
     def as_dict(self) -> dict:

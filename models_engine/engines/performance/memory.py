@@ -17,6 +17,8 @@ on floats.
 
 from dataclasses import dataclass
 
+import numpy as np
+
 GIB = 2**30
 
 # Mixed-precision Adam: 2 (bf16 weights) + 4 (fp32 gradient accumulation) + 12 (fp32 master
@@ -68,39 +70,62 @@ class ExpertShape:
         return self.shared_experts * mlp_matrices * hidden * self.expert_ffn_hidden_size + router
 
 
+RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+
+
 def activation_bytes_per_layer(
-    *, seq_len, micro_batch, hidden, heads, tp, sequence_parallel: bool, recompute: str
+    *,
+    seq_len,
+    micro_batch,
+    hidden,
+    heads,
+    tp,
+    sequence_parallel,
+    recompute,
+    attention_kernel: str = "unfused",
 ):
-    """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4)."""
+    """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4).
+
+    `recompute` is "none" / "selective" / "full" or an array of RECOMPUTE_CODES;
+    `sequence_parallel` a bool or bool array. A flash-attention kernel never stores the
+    s x s scores (it recomputes them in backward), so "none" keeps what "selective" keeps."""
+    code = RECOMPUTE_CODES[recompute] if isinstance(recompute, str) else np.asarray(recompute)
     sbh = seq_len * micro_batch * hidden
     attention_scores = 5 * heads * seq_len / hidden
-    if recompute == "full":
-        return 2 * sbh / (tp if sequence_parallel else 1)
-    if recompute == "selective":
-        if sequence_parallel:
-            return 34 * sbh / tp
-        return sbh * (10 + 24 / tp)
-    if sequence_parallel:
-        return sbh * (34 + attention_scores) / tp
-    return sbh * (10 + 24 / tp + attention_scores / tp)
+    if attention_kernel == "flash":
+        attention_scores = 0.0
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    full = 2 * sbh / np.where(sp, tp, 1)
+    selective = np.where(sp, 34 * sbh / tp, sbh * (10 + 24 / tp))
+    none = np.where(
+        sp,
+        sbh * (34 + attention_scores) / tp,
+        sbh * (10 + 24 / tp + attention_scores / tp),
+    )
+    result = np.where(code == 2, full, np.where(code == 1, selective, none))
+    return float(result) if np.ndim(result) == 0 else result
 
 
 def in_flight_layers(*, layers, pp, virtual_stages):
     """Layers' worth of activations the busiest (first) pipeline stage keeps under 1F1B."""
-    if pp <= 1 or virtual_stages <= 1:
-        return layers
-    return layers * (1 + (pp - 1) / (pp * virtual_stages))
+    pp = np.asarray(pp, dtype=float)
+    v = np.asarray(virtual_stages, dtype=float)
+    interleaved = (pp > 1) & (v > 1)
+    factor = np.where(interleaved, 1 + (pp - 1) / (pp * np.maximum(v, 1)), 1.0)
+    result = layers * factor
+    return float(result) if np.ndim(result) == 0 else result
 
 
 def model_state_bytes(*, params_on_gpu, dp, zero_stage):
-    """Weights, gradients and optimizer states on one GPU; ZeRO shards them over DP ranks."""
+    """Weights, gradients and optimizer states on one GPU; ZeRO shards them over DP ranks.
+    Works on arrays (zero_stage may be an array)."""
+    zero = np.asarray(zero_stage)
     weights = params_on_gpu * WEIGHT_BYTES_PER_PARAM
     gradients = params_on_gpu * GRADIENT_BYTES_PER_PARAM
     optimizer = params_on_gpu * OPTIMIZER_BYTES_PER_PARAM
-    if zero_stage >= 1:
-        optimizer = optimizer / dp
-    if zero_stage >= 2:
-        gradients = gradients / dp
-    if zero_stage >= 3:
-        weights = weights / dp
+    optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
+    gradients = np.where(zero >= 2, gradients / dp, gradients)
+    weights = np.where(zero >= 3, weights / dp, weights)
+    if np.ndim(weights) == 0:
+        return float(weights), float(gradients), float(optimizer)
     return weights, gradients, optimizer

@@ -1,6 +1,11 @@
 """Memory per GPU for a design: model states and activations on the busiest pipeline stage
 (training) or weights and KV cache (inference), compared with the GPU's HBM."""
 
+from models_engine.engines.performance.efficiency_data import (
+    DEFAULT_EFFICIENCY,
+    SKU_EFFICIENCY,
+    SOFTWARE_STACKS,
+)
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
     GIB,
@@ -63,25 +68,27 @@ def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]
     return dense / layout.tp, expert / layout.tp
 
 
-def memory_breakdown_gib(workload, layout: Layout, parallelism=None) -> dict[str, float]:
+def memory_breakdown_gib(
+    workload, layout: Layout, parallelism=None, *, attention_kernel: str = "unfused"
+) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding and the most in-flight
     micro-batches). Embedding states are kept apart: published per-GPU figures (Korthikanti
-    Fig. 1) count the transformer layers only."""
+    Fig. 1) count the transformer layers only. ZeRO shards over the data-parallel x
+    context-parallel ranks (Megatron's distributed optimizer group)."""
     zero = _zero_stage(layout.zero_stage)
     layers = range(first_stage_layers(workload, layout, parallelism))
     dense, expert = stage_params(workload, layout, layers)
-    dense_states = model_state_bytes(params_on_gpu=dense, dp=layout.dp, zero_stage=zero)
+    shard = layout.dp * layout.cp
+    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
-    expert_dp = max(1, layout.dp // layout.ep)
+    expert_dp = max(1, shard // layout.ep)
     expert_states = model_state_bytes(params_on_gpu=expert, dp=expert_dp, zero_stage=zero)
     weights, gradients, optimizer = (
         d + e for d, e in zip(dense_states, expert_states, strict=True)
     )
     embedding_copies = 1 if (layout.pp > 1 or workload.tied_embeddings) else 2
     embedding_params = embedding_copies * workload.vocab_size * workload.hidden_size / layout.tp
-    embedding = sum(
-        model_state_bytes(params_on_gpu=embedding_params, dp=layout.dp, zero_stage=zero)
-    )
+    embedding = sum(model_state_bytes(params_on_gpu=embedding_params, dp=shard, zero_stage=zero))
     per_layer = activation_bytes_per_layer(
         seq_len=workload.sequence_length / layout.cp,
         micro_batch=layout.micro_batch_size,
@@ -90,6 +97,7 @@ def memory_breakdown_gib(workload, layout: Layout, parallelism=None) -> dict[str
         tp=layout.tp,
         sequence_parallel=layout.sequence_parallel,
         recompute=layout.recompute,
+        attention_kernel=attention_kernel,
     )
     activations = per_layer * in_flight_layers(
         layers=workload.layers, pp=layout.pp, virtual_stages=layout.virtual_stages
@@ -139,16 +147,26 @@ def explicit_layout(parallelism) -> Layout:
         zero_stage=_zero_stage(parallelism.zero_stage),
         sequence_parallel=parallelism.sequence_parallel,
         recompute=parallelism.recompute,
+        first_stage_layers=parallelism.first_stage_layers,
+        last_stage_layers=parallelism.last_stage_layers,
     )
 
 
-def breakdown_for(spec, layout: Layout) -> dict[str, float]:
+def attention_kernel_of(gpu) -> str:
+    """The attention kernel of the software stack this SKU's published runs used."""
+    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY) if gpu is not None else None
+    if entry is None:
+        return "unfused"
+    return SOFTWARE_STACKS[entry["stack"]]["attention_kernel"]
+
+
+def breakdown_for(spec, layout: Layout, attention_kernel: str = "unfused") -> dict[str, float]:
     if spec.workload.kind == "inference":
         return inference_memory_gib(spec.workload, layout)
-    return memory_breakdown_gib(spec.workload, layout, spec.workload.parallelism)
+    return memory_breakdown_gib(spec.workload, layout, layout, attention_kernel=attention_kernel)
 
 
-def choose_layout(spec, hbm_capacity_gib: float) -> Layout:
+def choose_layout(spec, hbm_capacity_gib: float, attention_kernel: str = "unfused") -> Layout:
     parallelism = spec.workload.parallelism
     if parallelism != "auto":
         return explicit_layout(parallelism)
@@ -160,16 +178,19 @@ def choose_layout(spec, hbm_capacity_gib: float) -> Layout:
         kv_heads=spec.workload.kv_heads_effective,
     )
     for candidate in candidates:
-        if sum(breakdown_for(spec, candidate).values()) <= hbm_capacity_gib:
+        if sum(breakdown_for(spec, candidate, attention_kernel).values()) <= hbm_capacity_gib:
             return candidate
     # Nothing fits: show the most sharded layout so the user sees by how much it misses.
     return candidates[-1]
 
 
-def evaluate_memory(spec, gpu) -> dict:
+def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
+    """Memory per GPU of `layout` (default: the spec's layout, or for `auto` the least
+    model-parallel one that fits)."""
     capacity = gpu.hbm_capacity_gib
-    layout = choose_layout(spec, capacity)
-    breakdown = breakdown_for(spec, layout)
+    kernel = attention_kernel_of(gpu)
+    layout = layout or choose_layout(spec, capacity, kernel)
+    breakdown = breakdown_for(spec, layout, kernel)
     total = sum(breakdown.values())
     stage = (
         "one model replica shard (weights + KV cache)"

@@ -1,0 +1,46 @@
+"""Latency and message-size constants of the collective model, each with its source.
+
+Latencies follow NCCL's own cost model, src/graph/tuning.cc (NVIDIA/nccl 2.18+, reference
+[S12]): time = baseLat(algorithm, protocol) + steps x hwLat(link, algorithm, protocol)
++ size / bandwidth. We take the LL protocol for ring and tree (the protocol NCCL picks for
+small messages, so it sets the latency floor) and Simple for NVLS (its only protocol).
+"""
+
+# baseLat, microseconds (tuning.cc: Tree LL 6.8, Ring LL 6.6; NVLS 0).
+BASE_LATENCY_US = {"ring": 6.6, "tree": 6.8, "nvls": 0.0}
+
+# hwLat per step, microseconds (tuning.cc): NVLink ring LL 0.6, tree LL 0.6, NVLS Simple 25;
+# network ring LL 2.7, tree LL 5.0. PCIe ring LL 1.0.
+HOP_LATENCY_US = {
+    "nvlink": {"ring": 0.6, "tree": 0.6, "nvls": 25.0},
+    "pcie": {"ring": 1.0, "tree": 1.0},
+    "network": {"ring": 2.7, "tree": 5.0},
+}
+
+# Message-size ramp (protocol switch LL -> LL128 -> Simple, channel count, pipeline fill):
+#   extra_time = 1 / (SMALL_MESSAGE_BW_FRACTION x busbw / bus_bytes + 1 / PIPELINE_FILL_S)
+# Small messages see a lower effective bandwidth, and the extra time saturates at the
+# pipeline fill + drain time for large ones. Both constants were fitted ONCE to the DGX H100
+# all_reduce_perf curve (reference C01, 1 MiB .. 8 GiB) with the NCCL latencies above and the
+# catalog's 480 GB/s NVLS / 370.8 GB/s ring busbw: max error 4.0% from 1 MiB up, 9.7% at the
+# 8 B latency floor. They are shared by every link level and SKU.
+SMALL_MESSAGE_BW_FRACTION = 0.72
+PIPELINE_FILL_S = 85e-6
+
+# NVLS (NVLink SHARP) busbw relative to the one-direction NVLink line rate, from H100:
+# 480 GB/s measured (C01, catalog) / 450 GB/s (18 links x 25 GB/s). Used for NVSwitch-gen3+
+# SKUs that have no measured NVLS figure (B200/GB200: UNCERTAIN, no measurement).
+NVLS_BUSBW_PER_LINE_RATE = 480.0 / 450.0
+
+# NCCL app-level ring busbw relative to the one-direction NVLink line rate: H100 18 x 20.6 /
+# 450 = 0.824 (tuning.cc per-link constants, reference [S12]). Used for custom GPUs.
+RING_BUSBW_PER_LINE_RATE = 370.8 / 450.0
+
+# Architectures whose NVSwitch supports NVLS in-switch reduction (NVSwitch gen3+).
+NVLS_ARCHITECTURES = ("Hopper", "Blackwell", "Blackwell Ultra")
+
+# PCIe x16 usable bandwidth for GPUs without a scale-up link, GB/s (SimAI calbusbw.h:
+# Gen5 64 GB/s x 0.8, Gen4 32 x 0.8, reference [S5]). Catalog PCIe SKUs (H100 PCIe) are
+# Gen5; inline custom GPUs are taken as Gen4 (L40S-class cards), the conservative choice.
+PCIE_GEN5_BUSBW_GB_PER_S = 51.2
+PCIE_GEN4_BUSBW_GB_PER_S = 25.6

@@ -1,0 +1,104 @@
+"""A set of parallel layouts as numpy arrays (one element per candidate), so the step-time and
+memory models evaluate thousands of layouts in one pass."""
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from models_engine.engines.performance.layout import Layout
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Candidates:
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    vp: np.ndarray  # virtual pipeline stages (interleave)
+    mbs: np.ndarray  # micro-batch size, sequences
+    recompute: np.ndarray  # index into RECOMPUTE
+    zero: np.ndarray  # 0-3 (3 = ZeRO-3 / FSDP)
+    sp: np.ndarray  # sequence parallelism (bool)
+    first_layers: np.ndarray  # layers on the first pipeline stage
+    last_layers: np.ndarray  # layers on the last pipeline stage (== first when pp == 1)
+    total_layers: np.ndarray  # the model's layers (same for every candidate)
+
+    @property
+    def size(self) -> int:
+        return int(self.tp.shape[0])
+
+    def take(self, index) -> "Candidates":
+        return Candidates(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    @property
+    def middle_layers(self) -> np.ndarray:
+        """Layers on each middle stage (0 when pp <= 2)."""
+        rest = self.total_layers - self.first_layers - self.last_layers
+        return np.where(self.pp > 2, rest / np.maximum(self.pp - 2, 1), 0.0)
+
+    def layout(self, index: int, chosen_by: str) -> Layout:
+        pp = int(self.pp[index])
+        layers = float(self.total_layers[index])
+        first, last = float(self.first_layers[index]), float(self.last_layers[index])
+        even = pp == 1 or (first == last == layers / pp)
+        return Layout(
+            tp=int(self.tp[index]),
+            pp=pp,
+            dp=int(self.dp[index]),
+            cp=int(self.cp[index]),
+            ep=int(self.ep[index]),
+            virtual_stages=int(self.vp[index]),
+            micro_batch_size=int(self.mbs[index]),
+            zero_stage=int(self.zero[index]),
+            sequence_parallel=bool(self.sp[index]),
+            recompute=RECOMPUTE[int(self.recompute[index])],
+            first_stage_layers=None if even else int(first),
+            last_stage_layers=None if even else int(last),
+            chosen_by=chosen_by,
+        )
+
+
+def _array(values, dtype=float) -> np.ndarray:
+    return np.asarray(values, dtype=dtype)
+
+
+def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
+    """Explicit layouts (the spec's, or one for a single evaluation)."""
+    first, last = [], []
+    for layout in layouts:
+        f, la = stage_layers(layout, layers)
+        first.append(f)
+        last.append(la)
+    zero = [3 if layout.zero_stage == "fsdp" else int(layout.zero_stage) for layout in layouts]
+    return Candidates(
+        tp=_array([c.tp for c in layouts]),
+        pp=_array([c.pp for c in layouts]),
+        dp=_array([c.dp for c in layouts]),
+        cp=_array([c.cp for c in layouts]),
+        ep=_array([c.ep for c in layouts]),
+        vp=_array([c.virtual_stages for c in layouts]),
+        mbs=_array([c.micro_batch_size for c in layouts]),
+        recompute=_array([RECOMPUTE.index(c.recompute) for c in layouts], int),
+        zero=_array(zero, int),
+        sp=_array([c.sequence_parallel and c.tp > 1 for c in layouts], bool),
+        first_layers=_array(first),
+        last_layers=_array(last),
+        total_layers=np.full(len(layouts), float(layers)),
+    )
+
+
+def stage_layers(layout: Layout, layers: int) -> tuple[float, float]:
+    """(first, last) stage layers: explicit uneven split, else layers / pp each."""
+    if layout.pp <= 1:
+        return float(layers), float(layers)
+    first, last = layout.first_stage_layers, layout.last_stage_layers
+    if first is None and last is None:
+        return layers / layout.pp, layers / layout.pp
+    if first is None or last is None:
+        given = first if first is not None else last
+        rest = (layers - given) / (layout.pp - 1)
+        return (float(first), rest) if first is not None else (rest, float(last))
+    return float(first), float(last)

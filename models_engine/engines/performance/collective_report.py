@@ -1,0 +1,149 @@
+"""Every collective one training step runs, grouped by hierarchy level (NVLink domain,
+scale-out fabric, WAN): algorithm, bytes, time, busbw, count per step. Uses the same sizes
+and group placements as the step model (comm_sizes, Megatron rank order tp-cp-ep-dp-pp)."""
+
+from models_engine.engines.collectives import evaluate_collective, wan_all_reduce_time_s
+from models_engine.engines.performance.comm_sizes import (
+    PARAM_GATHER_BYTES,
+    pp_activation_bytes,
+    stride_local,
+    tokens_per_microbatch,
+    tp_activation_bytes,
+)
+from models_engine.engines.performance.data_parallel import stage_params_per_gpu
+
+LEVELS = ("nvlink_domain", "scale_out", "wan")
+
+
+def _entry(purpose, operation, size, ranks, local, topology, count):
+    result = evaluate_collective(operation, size, ranks, topology, ranks_per_domain=local)
+    result.update(
+        {
+            "purpose": purpose,
+            "count_per_step": float(count),
+            "time_per_step_s": result["time_s"] * float(count),
+        }
+    )
+    return result
+
+
+def _scalar(array):
+    return float(array[0])
+
+
+def collective_report(shape, cand, profile, topology, microbatches, wan_every_steps, total_params):
+    """`cand` holds exactly one layout."""
+    entries = []
+    m = _scalar(microbatches)
+    tp, cp, pp, dp, ep = (_scalar(x) for x in (cand.tp, cand.cp, cand.pp, cand.dp, cand.ep))
+    vp, sp, recompute = _scalar(cand.vp), bool(cand.sp[0]), int(cand.recompute[0])
+    layers = max(_scalar(cand.first_layers), _scalar(cand.last_layers), _scalar(cand.middle_layers))
+    domain = topology.scale_up.gpus
+    if tp > 1:
+        size = _scalar(tp_activation_bytes(shape, cand))
+        full = recompute == 2
+        per_mb = layers * m
+        if sp:
+            gathers = (6 + (2 if full else 0)) * per_mb + 1 * m
+            scatters = (4 + (2 if full else 0)) * per_mb + 1 * m
+            entries.append(
+                _entry("tensor parallel (SP)", "all_gather", size, tp, tp, topology, gathers)
+            )
+            entries.append(
+                _entry("tensor parallel (SP)", "reduce_scatter", size, tp, tp, topology, scatters)
+            )
+        else:
+            count = (4 + (2 if full else 0)) * per_mb + 2 * m
+            entries.append(_entry("tensor parallel", "all_reduce", size, tp, tp, topology, count))
+    if cp > 1:
+        tokens = _scalar(tokens_per_microbatch(shape, cand))
+        kv = 2.0 * tokens * max(shape.kv_heads / tp, 1.0) * shape.head_dim * 2
+        local = int(min(cp, max(domain // tp, 1)))
+        count = layers * m * (cp - 1)
+        entries.append(
+            _entry("context parallel ring (K/V)", "send_recv", kv, 2, local, topology, count)
+        )
+        entries.append(
+            _entry("context parallel ring (dK/dV)", "send_recv", 2 * kv, 2, local, topology, count)
+        )
+    if ep > 1 and shape.moe_layers:
+        tokens = _scalar(tokens_per_microbatch(shape, cand))
+        size = tokens * shape.top_k * shape.hidden * 2
+        local = int(min(ep, max(domain // (tp * cp), 1)))
+        moe_layers = layers * shape.moe_layers / shape.layers
+        entries.append(
+            _entry(
+                "expert parallel dispatch/combine",
+                "all_to_all",
+                size,
+                ep,
+                local,
+                topology,
+                4 * moe_layers * m,
+            )
+        )
+    if pp > 1:
+        size = _scalar(pp_activation_bytes(shape, cand))
+        local = 2 if tp * cp * dp * 2 <= domain else 1
+        entries.append(
+            _entry(
+                "pipeline activations/gradients", "send_recv", size, 2, local, topology, 2 * vp * m
+            )
+        )
+    dense, expert = (float(x[0]) for x in stage_params_per_gpu(shape, cand))
+    zero = int(cand.zero[0])
+    grad_bytes = profile.stack.grad_reduce_bytes
+    for label, params, ranks, stride in (
+        ("data parallel", dense, dp * cp, tp),
+        ("expert data parallel", expert, dp * cp / ep, tp * ep),
+    ):
+        if ranks <= 1 or params <= 0:
+            continue
+        local = int(stride_local(stride, ranks, domain))
+        ranks = int(ranks)
+        grads, weights = params * grad_bytes, params * PARAM_GATHER_BYTES
+        if zero == 0:
+            entries.append(
+                _entry(f"{label} gradients", "all_reduce", grads, ranks, local, topology, 1)
+            )
+            continue
+        scatter_count = m if zero >= 2 else 1
+        gather_count = 2 * m if zero == 3 else 1
+        entries.append(
+            _entry(
+                f"{label} gradients", "reduce_scatter", grads, ranks, local, topology, scatter_count
+            )
+        )
+        entries.append(
+            _entry(
+                f"{label} parameters", "all_gather", weights, ranks, local, topology, gather_count
+            )
+        )
+    report = {level: [] for level in LEVELS}
+    for entry in entries:
+        report[entry["level"] if entry["level"] != "none" else "nvlink_domain"].append(entry)
+    if topology.wan is not None:
+        size = total_params * 2.0
+        time = wan_all_reduce_time_s(size, topology.wan)
+        report["wan"].append(
+            {
+                "purpose": f"cross-site gradient averaging ({topology.wan.strategy})",
+                "operation": "all_reduce",
+                "level": "wan",
+                "algorithm": "ring over sites",
+                "ranks": topology.wan.sites,
+                "size_bytes": size,
+                "time_s": time,
+                "count_per_step": 1.0 / wan_every_steps if wan_every_steps > 0 else 0.0,
+                "time_per_step_s": time / wan_every_steps if wan_every_steps > 0 else 0.0,
+                "algbw_gb_per_s": size / time / 1e9 if time > 0 else 0.0,
+                "busbw_gb_per_s": topology.wan.bandwidth_gb_per_s,
+            }
+        )
+    return {
+        level: {
+            "collectives": items,
+            "time_per_step_s": sum(item["time_per_step_s"] for item in items),
+        }
+        for level, items in report.items()
+    }

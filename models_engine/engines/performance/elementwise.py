@@ -1,0 +1,53 @@
+"""HBM traffic of a layer's memory-bound (element-wise) kernels, bytes per micro-batch on one
+GPU. Counted op by op from what each kernel reads and writes in 16-bit precision.
+
+Per hidden element of a token (x2 bytes each read or write):
+  norm (LayerNorm / RMSNorm)   forward read + write = 4;  backward read x, dy, write dx = 6
+  residual add                 forward read 2 + write 1 = 6 (+1 byte dropout mask);
+                               backward sums two gradients = 6 (+ dropout backward 5)
+Per FFN element:
+  GeLU                         forward 4, backward 6 (read x, dy; write dx)
+  SwiGLU (gate, up -> out)     forward 6 (read 2F, write F), backward 10 (read 2F + F, write 2F)
+Per query + key element (modern stacks, rotary embeddings): forward 4, backward 4.
+FP8 (Transformer Engine): casts not fused into a norm or activation read 2 and write 1 byte:
+  forward the attention output and the FFN activation; backward the output gradient of each
+  of the four GEMMs (their transposes are written by the same kernel).
+Norm and residual kernels run on tokens / tp with sequence parallelism, else on all tokens.
+"""
+
+import numpy as np
+
+
+def elementwise_bytes(shape, tokens, tp, sp, stack, fp8: bool):
+    """(forward, backward) HBM bytes of one layer's element-wise kernels."""
+    replicated = tokens / np.where(sp, tp, 1.0)
+    dropout_mask = 1.0 if stack.dropout else 0.0
+    dropout_backward = 5.0 if stack.dropout else 0.0
+    h = shape.hidden
+    ffn = shape.ffn / tp
+    gated = shape.mlp_matrices == 3
+    norm_and_residual_forward = h * (2 * 4.0 + 2 * (6.0 + dropout_mask))
+    norm_and_residual_backward = h * (2 * 6.0 + 2 * (6.0 + dropout_backward))
+    activation_forward = ffn * (6.0 if gated else 4.0)
+    activation_backward = ffn * (10.0 if gated else 6.0)
+    rotary = 0.0
+    if stack.attention_kernel == "flash":
+        rotary = 4.0 * (shape.heads + shape.kv_heads) * shape.head_dim / tp
+    cast_forward = cast_backward = 0.0
+    if fp8:
+        up_width = (shape.mlp_matrices - 1) * ffn
+        cast_forward = 3.0 * (shape.attention_width / tp + ffn)
+        cast_backward = 3.0 * (shape.qkv_width / tp + up_width + 2 * h)
+    forward = replicated * norm_and_residual_forward + tokens * (
+        activation_forward + rotary + cast_forward
+    )
+    backward = replicated * norm_and_residual_backward + tokens * (
+        activation_backward + rotary + cast_backward
+    )
+    return forward, backward
+
+
+# Output head: vocab-parallel cross-entropy on fp32 logits. Forward writes the bf16 logits,
+# reads them and writes fp32 softmax statistics (2 + 2 + 4); backward reads the fp32 values
+# and writes the bf16 gradient (4 + 2 + 2 for the label gather / subtract).
+CROSS_ENTROPY_BYTES_PER_LOGIT = 16.0

@@ -1,0 +1,32 @@
+"""FLOP counts. The engine's MFU convention: 6 x N_active per token (forward + backward of
+every weight a token multiplies, the output head included, the embedding lookup not) plus
+causal attention 6 x s x (heads x head_dim) per token per layer (QK^T and AV over s/2 keys
+on average, forward + backward); no recompute. HFU adds the recomputed work."""
+
+MFU_CONVENTION = (
+    "MFU = (6 x N_active + 6 x s x heads x head_dim x layers) x tokens / (time x GPUs x peak): "
+    "N_active = weights a token multiplies incl. the output head, no embedding lookup; causal "
+    "attention (half the s x s scores); no recompute; peak = dense tensor TFLOP/s of the run's "
+    "precision (fp8 runs use the FP8 peak). HFU adds recomputed forward work (full: the whole "
+    "layer forward; selective: the attention core)."
+)
+
+
+def attention_flops_per_token(shape) -> float:
+    """Causal attention core, forward + backward, all layers."""
+    return 6.0 * shape.seq_len * shape.attention_width * shape.layers
+
+
+def model_flops_per_token(shape) -> float:
+    return 6.0 * shape.active_params_per_token() + attention_flops_per_token(shape)
+
+
+def recompute_flops_per_token(shape, recompute: str) -> float:
+    """Extra forward work recomputed in the backward pass."""
+    attention_forward = attention_flops_per_token(shape) / 3.0
+    if recompute == "full":
+        layer_weights = shape.active_params_per_token() - shape.vocab * shape.hidden
+        return 2.0 * layer_weights + attention_forward
+    if recompute == "selective":
+        return attention_forward
+    return 0.0

@@ -1,0 +1,89 @@
+"""Time of the kernels a transformer layer runs, from the GPU's compute profile. Vectorised:
+every argument may be a numpy array over candidates.
+
+GEMM: a roofline. Compute time = 2MNK / (peak x fraction x tile ramp) + a fixed time per call,
+memory time = bytes moved / effective HBM bandwidth; the slower one wins. The tile ramp
+M/(M+m0) x N/(N+n0) x K/(K+k0) is the shape dependence (efficiency_data.GEMM_TILE_RAMP); the
+fixed time (launch and tail wave; for FP8 also Transformer Engine's scaling update and cast /
+transpose kernels around the GEMM) is what makes small GEMMs inefficient.
+"""
+
+import numpy as np
+
+OUTPUT_BYTES = 2  # GEMM outputs are written in bf16 / fp16 (FP8 GEMMs too)
+
+
+def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0):
+    """One (batched) GEMM [m x k] @ [k x n]. fp8=None: the run's precision; False forces the
+    BF16 path (layers Transformer Engine keeps in BF16: attention core, output head)."""
+    use_fp8 = profile.precision == "fp8" if fp8 is None else fp8
+    peak = profile.peak_flops if use_fp8 else profile.bf16_peak_flops
+    fraction = profile.gemm_fraction if use_fp8 else profile.bf16_gemm_fraction
+    fixed = profile.gemm_fixed_s if use_fp8 else profile.bf16_gemm_fixed_s
+    in_bytes = 1 if use_fp8 else 2
+    ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
+    flops = 2.0 * m * n * k
+    compute = batch * (flops / (peak * fraction * ramp) + fixed)
+    memory = batch * ((m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES) / profile.hbm_bytes_per_s
+    return np.maximum(compute, memory)
+
+
+def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None):
+    """Forward and backward of one linear layer y[tokens x n] = x[tokens x k] W[k x n].
+    Backward = data gradient (tokens x k x n) + weight gradient (k x n x tokens)."""
+    forward = gemm_time_s(tokens, n, k, profile, fp8=fp8)
+    backward = gemm_time_s(tokens, k, n, profile, fp8=fp8) + gemm_time_s(
+        k, n, tokens, profile, fp8=fp8
+    )
+    return forward, backward
+
+
+def hbm_time_s(bytes_moved, profile):
+    return bytes_moved / profile.hbm_bytes_per_s
+
+
+def flash_attention_time_s(queries, keys_per_query, chunk_len, heads, head_dim, profile):
+    """Fused (flash) attention of `queries` query tokens, each attending to `keys_per_query`
+    keys on average, over `heads` heads. Forward 4 x q x k x d per head (QK^T and AV);
+    backward 2.5x the forward (five GEMMs against two, FlashAttention-2). Runs on the BF16
+    path. `chunk_len` is the key length one kernel sees (sets the efficiency ramp)."""
+    flops_forward = 4.0 * queries * keys_per_query * heads * head_dim
+    ramp = chunk_len / (chunk_len + profile.attention_length_ramp)
+    peak = profile.bf16_peak_flops
+    forward = flops_forward / (peak * profile.attention_forward_fraction * ramp)
+    backward = 2.5 * flops_forward / (peak * profile.attention_backward_fraction * ramp)
+    return forward, backward
+
+
+# Bytes per attention-score element of the unfused Megatron attention (fp16):
+# fused scale-mask-softmax reads and writes the scores (2 + 2); dropout reads the
+# probabilities, writes the output and a 1-byte mask (2 + 2 + 1). Backward: dropout reads the
+# gradient and mask and writes (2 + 1 + 2); softmax backward reads probabilities and gradient
+# and writes (2 + 2 + 2).
+SOFTMAX_FORWARD_BYTES = 4
+SOFTMAX_BACKWARD_BYTES = 6
+DROPOUT_FORWARD_BYTES = 5
+DROPOUT_BACKWARD_BYTES = 5
+
+
+def unfused_attention_time_s(batch_heads, q_len, k_len, head_dim, profile, *, dropout: bool):
+    """Megatron-LM 2022 attention: QK^T and AV as batched GEMMs over the full (masked) score
+    matrix, softmax and dropout as separate HBM-bound kernels. Returns (forward, backward)."""
+    scores = gemm_time_s(q_len, k_len, head_dim, profile, fp8=False, batch=batch_heads)
+    context = gemm_time_s(q_len, head_dim, k_len, profile, fp8=False, batch=batch_heads)
+    # Backward: dP = dO V^T (q x k x d), dV = P^T dO (k x d x q), dQ = dS K (q x d x k),
+    # dK = dS^T Q (k x d x q).
+    grad_scores = gemm_time_s(q_len, k_len, head_dim, profile, fp8=False, batch=batch_heads)
+    grad_values = gemm_time_s(k_len, head_dim, q_len, profile, fp8=False, batch=batch_heads)
+    grad_queries = gemm_time_s(q_len, head_dim, k_len, profile, fp8=False, batch=batch_heads)
+    elements = batch_heads * q_len * k_len
+    forward_bytes = SOFTMAX_FORWARD_BYTES + (DROPOUT_FORWARD_BYTES if dropout else 0)
+    backward_bytes = SOFTMAX_BACKWARD_BYTES + (DROPOUT_BACKWARD_BYTES if dropout else 0)
+    forward = scores + context + hbm_time_s(elements * forward_bytes, profile)
+    backward = (
+        grad_scores
+        + 2.0 * grad_values
+        + grad_queries
+        + hbm_time_s(elements * backward_bytes, profile)
+    )
+    return forward, backward

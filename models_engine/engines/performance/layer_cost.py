@@ -1,0 +1,221 @@
+"""Time of one transformer layer for one micro-batch on one GPU, split by mechanism.
+Vectorised over candidates (all layout arguments are numpy arrays).
+
+Tensor-parallel communication per layer (Megatron): without sequence parallelism, forward
+all-reduces after the attention projection and after FC2; backward all-reduces the input
+gradient of QKV and FC1. With sequence parallelism each all-reduce becomes an all-gather +
+reduce-scatter pair, and backward re-gathers the inputs of QKV and FC1 for their weight
+gradients. Which of these overlap with GEMMs is the software stack's (compute_profile).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models_engine.engines.collectives import collective_time_s
+from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
+from models_engine.engines.performance.elementwise import elementwise_bytes
+from models_engine.engines.performance.kernels import (
+    flash_attention_time_s,
+    hbm_time_s,
+    linear_time_s,
+    unfused_attention_time_s,
+)
+
+# Share of an overlapped collective's time that still lands on the critical path: NCCL and
+# userbuffers kernels take SMs and HBM bandwidth from the GEMM they hide behind (NCCL uses
+# 8-16 of 108/132 SMs, i.e. about 10%).
+OVERLAP_SLOWDOWN = 0.10
+# Causal attention on a 128-token diagonal tile computes the whole tile: keys per query
+# average s/2 + 64.
+CAUSAL_DIAGONAL_TILE_KEYS = 64.0
+
+
+@dataclass
+class LayerCost:
+    forward_s: np.ndarray  # GEMMs + attention + element-wise, forward
+    backward_s: np.ndarray
+    recompute_s: np.ndarray  # extra forward work re-run in backward
+    tp_exposed_s: np.ndarray
+    cp_exposed_s: np.ndarray
+    ep_exposed_s: np.ndarray
+    tp_comm_s: np.ndarray  # total TP collective time (before overlap)
+    cp_comm_s: np.ndarray
+    ep_comm_s: np.ndarray
+
+    @property
+    def total_s(self) -> np.ndarray:
+        return (
+            self.forward_s
+            + self.backward_s
+            + self.recompute_s
+            + self.tp_exposed_s
+            + self.cp_exposed_s
+            + self.ep_exposed_s
+        )
+
+
+def _attention(shape, cand, profile, tokens):
+    heads = shape.heads / cand.tp
+    if profile.stack.attention_kernel == "flash":
+        keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
+        chunk = shape.seq_len / cand.cp
+        return flash_attention_time_s(tokens, keys, chunk, heads, shape.head_dim, profile)
+    return unfused_attention_time_s(
+        cand.mbs * heads,
+        shape.seq_len / cand.cp,
+        shape.seq_len,
+        shape.head_dim,
+        profile,
+        dropout=profile.stack.dropout,
+    )
+
+
+def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None):
+    """FC1 (+ gate) and FC2 of `copies` MLPs of width `ffn`, each on `rows` tokens."""
+    rows = tokens if rows is None else rows
+    width = ffn / cand.tp
+    up_f, up_b = linear_time_s(rows, (shape.mlp_matrices - 1) * width, shape.hidden, profile)
+    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile)
+    return copies * (up_f + down_f), copies * (up_b + down_b), copies * up_b
+
+
+def _tp_comm(shape, cand, profile, topology, tokens, windows):
+    """(exposed, total, forward-exposed) TP communication of one layer.
+
+    windows = (forward GEMM time, backward GEMM time) the collectives can hide behind: all
+    backward GEMMs for an overlapping stack, else those of QKV + FC1 (Megatron's async
+    input-gradient all-reduce / reduce-scatter and weight-gradient all-gather)."""
+    size = tokens * shape.hidden * ACTIVATION_BYTES
+    ranks = cand.tp
+    all_reduce = collective_time_s("all_reduce", size, ranks, ranks, topology)[0]
+    gather = collective_time_s("all_gather", size, ranks, ranks, topology)[0]
+    scatter = collective_time_s("reduce_scatter", size, ranks, ranks, topology)[0]
+    sp = cand.sp
+    forward = np.where(sp, 2 * (gather + scatter), 2 * all_reduce)
+    backward_row = np.where(sp, 2 * gather, 0.0)  # row-parallel: gather dY first
+    backward_column = np.where(sp, 2 * (gather + scatter), 2 * all_reduce)
+    total = forward + backward_row + backward_column
+    forward_window, backward_window = windows
+    if profile.stack.tp_comm_overlap:
+        # Userbuffers split each collective into tp chunks pipelined with its GEMM: an
+        # all-gather computes the local chunk first (nothing exposed), a reduce-scatter
+        # leaves its last chunk (1/tp) exposed. Without SP, an all-reduce behaves as both.
+        forward_tail = np.where(sp, 2 * scatter, 2 * all_reduce) / ranks
+        backward_tail = np.where(sp, 2 * scatter, 2 * all_reduce) / ranks
+        fwd = forward_tail + _overlap(forward - forward_tail, forward_window)
+        backward = backward_row + backward_column
+        bwd = backward_tail + _overlap(backward - backward_tail, backward_window)
+        return fwd + bwd, total, fwd
+    bwd = backward_row + _overlap(backward_column, backward_window)
+    return forward + bwd, total, forward
+
+
+def _overlap(comm, window):
+    """Exposed part of `comm` run concurrently with `window` of compute: what does not fit,
+    plus the slowdown it inflicts on the compute it hides behind."""
+    hidden = np.minimum(comm, window)
+    return (comm - hidden) + OVERLAP_SLOWDOWN * hidden
+
+
+def _cp_comm(shape, cand, topology, tokens, attention_forward, attention_backward):
+    """Ring attention: cp - 1 steps, each exchanging a K/V chunk with a neighbour while the
+    current chunk is computed; backward also returns the K/V gradients."""
+    kv_heads = np.maximum(shape.kv_heads / cand.tp, 1.0)
+    kv_bytes = 2.0 * tokens * kv_heads * shape.head_dim * ACTIVATION_BYTES
+    local = np.minimum(cand.cp, np.maximum(topology.scale_up.gpus // cand.tp, 1))
+    forward_step = collective_time_s("send_recv", kv_bytes, 2, local, topology)[0]
+    backward_step = collective_time_s("send_recv", 2 * kv_bytes, 2, local, topology)[0]
+    steps = cand.cp - 1.0
+    fwd_exposed = steps * np.maximum(forward_step - attention_forward / cand.cp, 0.0)
+    bwd_exposed = steps * np.maximum(backward_step - attention_backward / cand.cp, 0.0)
+    active = cand.cp > 1
+    return (
+        np.where(active, fwd_exposed + bwd_exposed, 0.0),
+        np.where(active, steps * (forward_step + backward_step), 0.0),
+        np.where(active, fwd_exposed, 0.0),
+    )
+
+
+def layer_cost(shape, cand, profile, topology, *, moe: bool) -> LayerCost:
+    tokens = shape.seq_len * cand.mbs / cand.cp
+    tp = cand.tp
+    qkv_f, qkv_b = linear_time_s(tokens, shape.qkv_width / tp, shape.hidden, profile)
+    proj_f, proj_b = linear_time_s(tokens, shape.hidden, shape.attention_width / tp, profile)
+    zeros = np.zeros_like(tokens)
+    ep_comm = zeros
+    if moe:
+        mlp_f, mlp_b, up_b, ep_comm = _moe_mlp(shape, cand, profile, topology, tokens)
+    else:
+        mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn)
+    attn_f, attn_b = _attention(shape, cand, profile, tokens)
+    fp8 = profile.precision == "fp8"
+    elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, fp8)
+    elem_f, elem_b = hbm_time_s(elem_f_bytes, profile), hbm_time_s(elem_b_bytes, profile)
+    gemm_f = qkv_f + proj_f + mlp_f
+    forward = gemm_f + attn_f + elem_f
+    backward = qkv_b + proj_b + mlp_b + attn_b + elem_b
+    windows = (
+        (gemm_f, qkv_b + up_b)
+        if not profile.stack.tp_comm_overlap
+        else (
+            gemm_f,
+            qkv_b + proj_b + mlp_b,
+        )
+    )
+    tp_exposed, tp_total, tp_forward = _tp_comm(shape, cand, profile, topology, tokens, windows)
+    tp_exposed = np.where(tp > 1, tp_exposed, 0.0)
+    tp_total = np.where(tp > 1, tp_total, 0.0)
+    tp_forward = np.where(tp > 1, tp_forward, 0.0)
+    cp_exposed, cp_total, cp_forward = _cp_comm(shape, cand, topology, tokens, attn_f, attn_b)
+    full = cand.recompute == 2
+    selective = cand.recompute == 1
+    recompute = np.where(full, forward + tp_forward + cp_forward, np.where(selective, attn_f, 0))
+    ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
+    return LayerCost(
+        forward_s=forward,
+        backward_s=backward,
+        recompute_s=recompute,
+        tp_exposed_s=tp_exposed,
+        cp_exposed_s=cp_exposed,
+        ep_exposed_s=ep_exposed,
+        tp_comm_s=tp_total,
+        cp_comm_s=cp_total,
+        ep_comm_s=ep_comm,
+    )
+
+
+# Token permutation around the expert GEMMs (Megatron MoE token dispatcher), bytes per routed
+# token copy per hidden element: permute reads the token and writes its copy (2 + 2), unpermute
+# reads the copy and writes the weighted sum back (2 + 2); backward moves the same again.
+PERMUTE_BYTES_PER_COPY = 8.0
+
+
+def _moe_mlp(shape, cand, profile, topology, tokens):
+    """Shared experts as dense GEMMs; routed experts: each of the E/ep local experts gets
+    ep x tokens x top_k / E tokens (balanced routing). Tokens are dispatched and combined by
+    all-to-alls over the EP group, forward and backward; with sequence parallelism each TP
+    rank dispatches only its 1/tp share of the tokens."""
+    shared_f, shared_b, shared_up_b = _mlp_gemms(
+        shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=float(shape.shared_experts)
+    )
+    local_experts = shape.experts / cand.ep
+    rows = cand.ep * tokens * shape.top_k / shape.experts
+    routed_f, routed_b, routed_up_b = _mlp_gemms(
+        shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=local_experts, rows=rows
+    )
+    router_f, router_b = linear_time_s(
+        tokens, float(shape.experts), shape.hidden, profile, fp8=False
+    )
+    dispatched = tokens / np.where(cand.sp, cand.tp, 1.0)
+    permute = hbm_time_s(dispatched * shape.top_k * shape.hidden * PERMUTE_BYTES_PER_COPY, profile)
+    size = dispatched * shape.top_k * shape.hidden * ACTIVATION_BYTES
+    local = np.minimum(cand.ep, np.maximum(topology.scale_up.gpus // (cand.tp * cand.cp), 1))
+    a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]
+    ep_comm = np.where(cand.ep > 1, 4.0 * a2a, 0.0)  # dispatch + combine, forward + backward
+    return (
+        shared_f + routed_f + router_f + permute,
+        shared_b + routed_b + router_b + permute,
+        shared_up_b + routed_up_b,
+        ep_comm,
+    )

@@ -1,0 +1,177 @@
+"""Per-stage time of one micro-batch and the pipeline schedule (1F1B / interleaved).
+
+Step time of the pipeline = m x (slowest stage) + (p - 1) / v x (mean stage): the steady
+state runs at the slowest stage's pace and the fill + drain bubble is (p - 1) / v stage-times
+(Narayanan et al. 2021: bubble fraction (p - 1) / (v m)). The first stage also embeds, the
+last also runs the output head and the loss."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models_engine.engines.collectives import collective_time_s
+from models_engine.engines.performance.comm_sizes import (
+    pp_activation_bytes,
+    tokens_per_microbatch,
+    tp_activation_bytes,
+)
+from models_engine.engines.performance.elementwise import CROSS_ENTROPY_BYTES_PER_LOGIT
+from models_engine.engines.performance.kernels import hbm_time_s, linear_time_s
+
+PARTS = ("compute", "recompute", "tp", "cp", "ep")
+
+
+@dataclass
+class StageTimes:
+    """Per micro-batch, per stage kind; each a dict part -> array."""
+
+    first: dict
+    middle: dict
+    last: dict
+    first_layers: np.ndarray
+    middle_layers: np.ndarray
+    last_layers: np.ndarray
+
+
+def _layers_parts(dense, moe, n_dense, n_moe):
+    parts = {
+        "compute": n_dense * (dense.forward_s + dense.backward_s),
+        "recompute": n_dense * dense.recompute_s,
+        "tp": n_dense * dense.tp_exposed_s,
+        "cp": n_dense * dense.cp_exposed_s,
+        "ep": n_dense * dense.ep_exposed_s,
+    }
+    if moe is not None:
+        parts["compute"] = parts["compute"] + n_moe * (moe.forward_s + moe.backward_s)
+        parts["recompute"] = parts["recompute"] + n_moe * moe.recompute_s
+        parts["tp"] = parts["tp"] + n_moe * moe.tp_exposed_s
+        parts["cp"] = parts["cp"] + n_moe * moe.cp_exposed_s
+        parts["ep"] = parts["ep"] + n_moe * moe.ep_exposed_s
+    return parts
+
+
+def _tp_one_collective(shape, cand, topology):
+    """One extra TP collective pair (embedding output / output-head input), exposed."""
+    size = tp_activation_bytes(shape, cand)
+    t = collective_time_s("all_reduce", size, cand.tp, cand.tp, topology)[0]
+    return np.where(cand.tp > 1, t, 0.0)
+
+
+def embedding_parts(shape, cand, profile, topology):
+    tokens = tokens_per_microbatch(shape, cand)
+    # Lookup writes the activations; backward scatter-adds the gradient (read + read + write).
+    compute = hbm_time_s(tokens * shape.hidden * 2 * (2 + 3), profile)
+    return {"compute": compute, "tp": _tp_one_collective(shape, cand, topology)}
+
+
+def head_parts(shape, cand, profile, topology):
+    tokens = tokens_per_microbatch(shape, cand)
+    vocab = shape.vocab / cand.tp
+    # Transformer Engine keeps the output head in BF16 (FP8 covers transformer layers only).
+    forward, backward = linear_time_s(tokens, vocab, shape.hidden, profile, fp8=False)
+    loss = hbm_time_s(tokens * vocab * CROSS_ENTROPY_BYTES_PER_LOGIT, profile)
+    norm = hbm_time_s(tokens * shape.hidden * 2 * (2 + 3), profile)
+    return {
+        "compute": forward + backward + loss + norm,
+        "tp": _tp_one_collective(shape, cand, topology),
+    }
+
+
+def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
+    first_n, last_n, mid_n = cand.first_layers, cand.last_layers, cand.middle_layers
+    stages = {}
+    for name, n, first in (
+        ("first", first_n, True),
+        ("middle", mid_n, False),
+        ("last", last_n, False),
+    ):
+        n_moe = shape.moe_layers_in(n, first_stage=first)
+        stages[name] = _layers_parts(dense, moe, n - n_moe, n_moe)
+    embed = embedding_parts(shape, cand, profile, topology)
+    head = head_parts(shape, cand, profile, topology)
+    single = cand.pp <= 1
+    for key, value in embed.items():
+        stages["first"][key] = stages["first"][key] + value
+    for key, value in head.items():
+        # pp == 1: the one stage (reported as "first") also runs the head.
+        stages["last"][key] = stages["last"][key] + value
+        stages["first"][key] = stages["first"][key] + np.where(single, value, 0.0)
+    return StageTimes(
+        first=stages["first"],
+        middle=stages["middle"],
+        last=stages["last"],
+        first_layers=first_n,
+        middle_layers=mid_n,
+        last_layers=last_n,
+    )
+
+
+def p2p_time_s(shape, cand, topology):
+    """One activation (or gradient) send between neighbouring stages."""
+    stride = cand.tp * cand.cp * cand.dp
+    local = np.where(stride * 2 <= topology.scale_up.gpus, 2, 1)
+    size = pp_activation_bytes(shape, cand)
+    t = collective_time_s("send_recv", size, 2, local, topology)[0]
+    return np.where(cand.pp > 1, t, 0.0)
+
+
+def stage_total(parts: dict) -> np.ndarray:
+    return sum(parts[key] for key in PARTS)
+
+
+@dataclass
+class PipelineResult:
+    microbatches: np.ndarray
+    critical: dict  # part -> array, m x the slowest stage's parts
+    bubble_s: np.ndarray
+    pp_exposed_s: np.ndarray
+    pipeline_s: np.ndarray
+    slowest_stage: np.ndarray  # 0 first, 1 middle, 2 last
+    stage_forward_s: np.ndarray  # one micro-batch forward on the slowest stage (overlap window)
+    stage_backward_s: np.ndarray
+
+
+def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> PipelineResult:
+    m = shape.global_batch / (cand.dp * cand.mbs)
+    p, v = cand.pp, cand.vp
+    p2p = p2p_time_s(shape, cand, topology)
+    per_mb_p2p = 0.0 if profile.stack.pp_p2p_overlap else 2.0 * v * p2p
+    totals = np.stack(
+        [
+            stage_total(stages.first),
+            np.where(p > 2, stage_total(stages.middle), 0.0),
+            np.where(p > 1, stage_total(stages.last), 0.0),
+        ]
+    )
+    totals = totals + per_mb_p2p * (p > 1)
+    slowest = np.argmax(totals, axis=0)
+    tmax = np.take_along_axis(totals, slowest[None], axis=0)[0]
+    count = np.stack([np.ones_like(p), np.maximum(p - 2, 0), (p > 1) * 1.0])
+    mean = (totals * count).sum(axis=0) / p
+    bubble = (p - 1.0) / v * mean
+    critical = {}
+    for key in PARTS:
+        options = np.stack([stages.first[key], stages.middle[key], stages.last[key]])
+        critical[key] = m * np.take_along_axis(options, slowest[None], axis=0)[0]
+    pp_exposed = m * per_mb_p2p * (p > 1) + 2.0 * (p - 1.0) * p2p
+    layers = np.stack([stages.first_layers, stages.middle_layers, stages.last_layers])
+    n = np.take_along_axis(layers, slowest[None], axis=0)[0]
+    forward = n * dense.forward_s
+    backward = n * (dense.backward_s + dense.recompute_s)
+    if moe is not None:
+        share = shape.moe_layers / shape.layers
+        forward = n * ((1 - share) * dense.forward_s + share * moe.forward_s)
+        backward = n * (
+            (1 - share) * (dense.backward_s + dense.recompute_s)
+            + share * (moe.backward_s + moe.recompute_s)
+        )
+    return PipelineResult(
+        microbatches=m,
+        critical=critical,
+        bubble_s=bubble,
+        pp_exposed_s=pp_exposed,
+        pipeline_s=m * tmax + bubble + 2.0 * (p - 1.0) * p2p,
+        slowest_stage=slowest,
+        stage_forward_s=forward,
+        stage_backward_s=backward,
+    )

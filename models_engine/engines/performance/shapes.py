@@ -1,0 +1,116 @@
+"""The transformer's shape as plain numbers, taken once from the spec's workload."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    mlp_matrices: int  # 3 for a gated MLP (SwiGLU), 2 otherwise
+    vocab: int
+    seq_len: int
+    global_batch: int
+    tied_embeddings: bool
+    # Mixture of experts (experts == 0: dense model)
+    experts: int = 0
+    top_k: int = 0
+    expert_ffn: int = 0
+    shared_experts: int = 0
+    moe_layers: int = 0
+    first_dense_layers: int = 0
+
+    @property
+    def dense_layers(self) -> int:
+        return self.layers - self.moe_layers
+
+    def moe_layers_in(self, layers, *, first_stage):
+        """MoE layers among `layers` consecutive layers (numpy-friendly): the leading dense
+        layers sit on the first stage; after them MoE layers are spread evenly."""
+        if self.moe_layers == 0:
+            return np.zeros_like(np.asarray(layers, dtype=float))
+        ratio = self.moe_layers / max(self.layers - self.first_dense_layers, 1)
+        if first_stage:
+            return np.maximum(np.asarray(layers, float) - self.first_dense_layers, 0.0) * ratio
+        return np.asarray(layers, float) * ratio
+
+    @property
+    def attention_width(self) -> int:
+        """Query width a x d (equals hidden for the usual head_dim = hidden / heads)."""
+        return self.heads * self.head_dim
+
+    @property
+    def qkv_width(self) -> int:
+        return (self.heads + 2 * self.kv_heads) * self.head_dim
+
+    def attention_params(self) -> float:
+        return self.hidden * (self.qkv_width + self.attention_width)
+
+    def dense_mlp_params(self) -> float:
+        return self.mlp_matrices * self.hidden * self.ffn
+
+    def expert_params(self) -> float:
+        """One routed expert."""
+        return self.mlp_matrices * self.hidden * self.expert_ffn
+
+    def moe_active_mlp_params(self) -> float:
+        """Per token: top_k routed + shared experts + the router."""
+        experts = (self.top_k + self.shared_experts) * self.expert_params()
+        return experts + self.hidden * self.experts
+
+    def active_params_per_token(self) -> float:
+        """Weights a token multiplies (no embedding lookup; the output head counted once)."""
+        attention = self.layers * self.attention_params()
+        mlp = self.dense_layers * self.dense_mlp_params()
+        mlp += self.moe_layers * self.moe_active_mlp_params()
+        return attention + mlp + self.vocab * self.hidden
+
+    def dense_params_per_layer(self) -> float:
+        """Weights of a layer that every TP rank shards (attention, dense MLP / shared experts)."""
+        return self.attention_params() + 2 * self.hidden
+
+    def moe_layer_dense_params(self) -> float:
+        return self.dense_params_per_layer() + self.shared_experts * self.expert_params()
+
+    def moe_layer_expert_params(self) -> float:
+        return self.experts * self.expert_params() + self.hidden * self.experts
+
+
+def count_moe_layers(workload) -> int:
+    moe = workload.moe
+    if moe is None:
+        return 0
+    return sum(
+        1
+        for index in range(moe.first_dense_layers, workload.layers)
+        if (index - moe.first_dense_layers) % moe.moe_layer_frequency == 0
+    )
+
+
+def model_shape(workload) -> ModelShape:
+    moe = workload.moe
+    return ModelShape(
+        layers=workload.layers,
+        hidden=workload.hidden_size,
+        heads=workload.attention_heads,
+        kv_heads=workload.kv_heads_effective,
+        head_dim=workload.head_dim or workload.hidden_size // workload.attention_heads,
+        ffn=workload.ffn_hidden_size,
+        mlp_matrices=3 if workload.gated_mlp else 2,
+        vocab=workload.vocab_size,
+        seq_len=workload.sequence_length,
+        global_batch=workload.global_batch_sequences,
+        tied_embeddings=workload.tied_embeddings,
+        experts=moe.experts if moe else 0,
+        top_k=moe.top_k if moe else 0,
+        expert_ffn=moe.expert_ffn_hidden_size if moe else 0,
+        shared_experts=moe.shared_experts if moe else 0,
+        moe_layers=count_moe_layers(workload),
+        first_dense_layers=moe.first_dense_layers if moe else 0,
+    )

@@ -1,0 +1,89 @@
+"""Training step time of every candidate layout, split into the breakdown the studio charts:
+compute, recompute, exposed TP / CP / EP / PP / DP / WAN communication, pipeline bubble,
+optimizer and I/O. All values are numpy arrays over the candidates, seconds per step."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models_engine.engines.collectives import wan_all_reduce_time_s
+from models_engine.engines.performance.data_parallel import data_parallel_exposed_s, optimizer_s
+from models_engine.engines.performance.layer_cost import layer_cost
+from models_engine.engines.performance.pipeline import pipeline, stage_times
+
+BREAKDOWN_KEYS = (
+    "compute",
+    "recompute",
+    "tp_comm_exposed",
+    "cp_comm_exposed",
+    "ep_comm_exposed",
+    "pp_comm_exposed",
+    "pipeline_bubble",
+    "dp_comm_exposed",
+    "wan_comm_exposed",
+    "optimizer",
+    "io",
+)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """Design-level inputs besides the shape, the GPU profile and the topology."""
+
+    data_bytes_per_step: float = 0.0
+    storage_read_bytes_per_s: float = float("inf")
+    wan_every_steps: float = 1.0  # 0 = WAN traffic fully overlapped (async averaging)
+    total_params: float = 0.0
+
+
+@dataclass
+class StepResult:
+    step_s: np.ndarray
+    breakdown_s: dict  # BREAKDOWN_KEYS -> array
+    microbatches: np.ndarray
+    dp_comm_total_s: np.ndarray
+    wan_comm_s: float
+    slowest_stage: np.ndarray
+
+
+def training_step(shape, cand, profile, topology, context: StepContext) -> StepResult:
+    dense = layer_cost(shape, cand, profile, topology, moe=False)
+    moe = layer_cost(shape, cand, profile, topology, moe=True) if shape.moe_layers else None
+    stages = stage_times(shape, cand, profile, topology, dense, moe)
+    pipe = pipeline(shape, cand, profile, topology, stages, dense, moe)
+    dp_exposed, dp_total = data_parallel_exposed_s(
+        shape,
+        cand,
+        profile,
+        topology,
+        pipe.microbatches,
+        pipe.stage_forward_s,
+        pipe.stage_backward_s,
+    )
+    optimizer = optimizer_s(shape, cand, profile)
+    wan = wan_all_reduce_time_s(context.total_params * 2.0, topology.wan)
+    wan_exposed = wan / context.wan_every_steps if context.wan_every_steps > 0 else 0.0
+    before_io = pipe.pipeline_s + dp_exposed + optimizer + wan_exposed
+    io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
+    io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
+    breakdown = {
+        "compute": pipe.critical["compute"],
+        "recompute": pipe.critical["recompute"],
+        "tp_comm_exposed": pipe.critical["tp"],
+        "cp_comm_exposed": pipe.critical["cp"],
+        "ep_comm_exposed": pipe.critical["ep"],
+        "pp_comm_exposed": pipe.pp_exposed_s,
+        "pipeline_bubble": pipe.bubble_s,
+        "dp_comm_exposed": dp_exposed,
+        "wan_comm_exposed": np.full_like(cand.tp, wan_exposed),
+        "optimizer": optimizer,
+        "io": io,
+    }
+    return StepResult(
+        step_s=before_io + io,
+        breakdown_s=breakdown,
+        microbatches=pipe.microbatches,
+        dp_comm_total_s=dp_total,
+        wan_comm_s=wan,
+        slowest_stage=pipe.slowest_stage,
+    )

@@ -1,0 +1,161 @@
+"""Training evaluation of a design: the layout (explicit, or `auto`), its step time and
+breakdown, throughput, MFU / HFU, time to train, memory and the collectives it runs."""
+
+from models_engine.engines.collectives import topology_from_spec
+from models_engine.engines.performance import auto as auto_search
+from models_engine.engines.performance.candidates import from_layouts
+from models_engine.engines.performance.collective_report import collective_report
+from models_engine.engines.performance.compute_profile import TERA, compute_profile
+from models_engine.engines.performance.flops import (
+    MFU_CONVENTION,
+    model_flops_per_token,
+    recompute_flops_per_token,
+)
+from models_engine.engines.performance.memory_fit import (
+    evaluate_memory,
+    explicit_layout,
+    total_params,
+)
+from models_engine.engines.performance.shapes import model_shape
+from models_engine.engines.performance.step_model import StepContext, training_step
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def step_context(spec, shape, total: float) -> StepContext:
+    storage = spec.storage
+    if storage.bytes_per_sample is not None:
+        data_bytes = storage.bytes_per_sample * shape.global_batch
+    else:
+        data_bytes = storage.bytes_per_token * shape.seq_len * shape.global_batch
+    shared = [t for t in storage.tiers if t.kind != "local-nvme"]
+    nodes = spec.compute.gpu_count / spec.compute.gpus_per_node
+    if shared:
+        read = sum(t.read_gbytes_per_s for t in shared) * 1e9
+    else:
+        read = sum(t.read_gbytes_per_s for t in storage.tiers) * 1e9 * nodes
+    regions = spec.regions
+    strategy = regions.cross_region_strategy
+    every = {
+        "none": 1.0,
+        "synchronous": 1.0,
+        "hierarchical": float(regions.averaging_interval_steps),
+        "federated": float(regions.averaging_interval_steps),
+        "async-averaging": 0.0,
+    }[strategy]
+    return StepContext(
+        data_bytes_per_step=data_bytes,
+        storage_read_bytes_per_s=read,
+        wan_every_steps=every,
+        total_params=total,
+    )
+
+
+def _floats(breakdown: dict, index: int = 0) -> dict:
+    return {f"{key}": float(value[index]) for key, value in breakdown.items()}
+
+
+def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
+    workload = spec.workload
+    shape = model_shape(workload)
+    profile = compute_profile(gpu, workload.precision)
+    topology = topology_from_spec(spec, gpu, catalog)
+    total = total_params(workload)
+    context = step_context(spec, shape, total)
+    auto_section = None
+    if workload.parallelism == "auto":
+        found = auto_search.search(
+            shape,
+            profile,
+            topology,
+            context,
+            gpus=spec.compute.gpu_count,
+            tp_domain=spec.compute.nvlink_domain.gpus,
+            capacity_gib=gpu.hbm_capacity_gib,
+        )
+        ranking = auto_search.ranking(found, gpu.hbm_capacity_gib)
+        index = found.best if found.best is not None else int(found.memory_gib.argmin())
+        layout = found.candidates.layout(index, chosen_by="auto: fastest layout that fits")
+        auto_section = {
+            "candidates_evaluated": found.evaluated,
+            "candidates_fitting_memory": int(found.fits.sum()),
+            "best": ranking[0] if ranking else None,
+            "top": ranking,
+            "found_layout_that_fits": found.best is not None,
+            "global_batch_splits_evenly": found.strict,
+        }
+    else:
+        layout = explicit_layout(workload.parallelism)
+    cand = from_layouts([layout], shape.layers)
+    step = training_step(shape, cand, profile, topology, context)
+    step_s = float(step.step_s[0])
+    gpus = spec.compute.gpu_count
+    tokens_per_step = shape.global_batch * shape.seq_len
+    tokens_per_s = tokens_per_step / step_s
+    model_flops = model_flops_per_token(shape)
+    hardware_flops = model_flops + recompute_flops_per_token(shape, layout.recompute)
+    tflops_per_gpu = model_flops * tokens_per_s / gpus / TERA
+    peak_tflops = profile.peak_flops / TERA
+    days = workload.tokens_to_train / tokens_per_s / SECONDS_PER_DAY / goodput
+    result = evaluate_memory(spec, gpu, layout)
+    result["model"].update(
+        {
+            "active_parameters_b": shape.active_params_per_token() / 1e9,
+            "model_flops_per_token": model_flops,
+            "moe_layers": shape.moe_layers,
+        }
+    )
+    result.update(
+        {
+            "kind": "training",
+            "step_time_s": step_s,
+            "breakdown_s": _floats(step.breakdown_s),
+            "microbatches_per_step": float(step.microbatches[0]),
+            "tokens_per_step": tokens_per_step,
+            "tokens_per_s": tokens_per_s,
+            "tokens_per_s_per_gpu": tokens_per_s / gpus,
+            "tflops_per_gpu": tflops_per_gpu,
+            "hardware_tflops_per_gpu": hardware_flops * tokens_per_s / gpus / TERA,
+            "peak_tflops_per_gpu": peak_tflops,
+            "mfu": tflops_per_gpu / peak_tflops,
+            "hfu": hardware_flops * tokens_per_s / gpus / TERA / peak_tflops,
+            "goodput": goodput,
+            "steps_to_train": workload.tokens_to_train / tokens_per_step,
+            "time_to_train_days": days,
+            "collectives": collective_report(
+                shape,
+                cand,
+                profile,
+                topology,
+                step.microbatches,
+                context.wan_every_steps,
+                total,
+            ),
+            "auto": auto_section,
+            "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
+            "warnings": list(profile.warnings),
+            "io": {
+                "data_bytes_per_step": context.data_bytes_per_step,
+                "data_read_needed_gb_per_s": context.data_bytes_per_step / step_s / 1e9,
+                "storage_read_gb_per_s": context.storage_read_bytes_per_s / 1e9,
+            },
+            "conventions": conventions(profile),
+        }
+    )
+    return result
+
+
+def conventions(profile) -> dict:
+    return {
+        "mfu": MFU_CONVENTION,
+        "hfu": "as MFU, plus recomputed forward work, same peak",
+        "peak": f"{profile.precision} dense peak of {profile.sku}: "
+        f"{profile.peak_flops / TERA:.0f} TFLOP/s",
+        "time_to_train": "tokens_to_train / tokens_per_s / goodput (goodput from the "
+        "reliability engine; 1.0 = no failures or restarts)",
+        "step_time": "m x slowest pipeline stage + (p - 1)/v x mean stage (bubble) + exposed "
+        "DP / WAN communication + optimizer + I/O stall",
+        "software_stack": profile.stack.description,
+        "busbw": "nccl-tests: all-reduce 2(n-1)/n x algbw; all-gather, reduce-scatter, "
+        "all-to-all (n-1)/n; broadcast, send/recv 1",
+    }
