@@ -69,6 +69,8 @@ def headline_changes(before: dict, after: dict) -> list[dict]:
 def _format(value, unit: str) -> str:
     if isinstance(value, bool) or value is None:
         return "—" if value is None else ("yes" if value else "no")
+    if isinstance(value, int):
+        return f"{value:,}"
     if unit == "fraction":
         return f"{value * 100:.1f} %"
     if unit == "USD" and abs(value) >= 1e6:

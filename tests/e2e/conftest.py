@@ -49,4 +49,4 @@ def page(browser):
 
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))  # the 1440x900 viewport

@@ -18,7 +18,9 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
         "performance",
         "Performance",
         [
+            ("step-time", performance.step_time_figure),
             ("memory-per-gpu", performance.memory_per_gpu_figure),
+            ("collectives", performance.collectives_figure),
         ],
     ),
     (

@@ -48,3 +48,87 @@ def memory_per_gpu_figure(results: dict) -> go.Figure | None:
         barmode="stack",
     )
     return figure
+
+
+STEP_PARTS = {
+    "compute": ("compute", "#2e5aac"),
+    "recompute": ("recompute", "#5b8def"),
+    "tp_comm_exposed": ("exposed TP comm", "#f79009"),
+    "cp_comm_exposed": ("exposed CP comm", "#fdb022"),
+    "ep_comm_exposed": ("exposed EP comm", "#f04438"),
+    "pp_comm_exposed": ("exposed PP comm", "#9e77ed"),
+    "pipeline_bubble": ("pipeline bubble", "#d0d5dd"),
+    "dp_comm_exposed": ("exposed DP comm", "#12b76a"),
+    "wan_comm_exposed": ("exposed WAN comm", "#7a271a"),
+    "optimizer": ("optimizer step", "#667085"),
+    "io": ("I/O stall", "#344054"),
+}
+
+
+def step_time_figure(results: dict) -> go.Figure | None:
+    performance = results.get("performance", {})
+    breakdown = performance.get("breakdown_s")
+    if not breakdown or performance.get("kind") == "inference":
+        return None
+    figure = go.Figure()
+    for key, seconds in breakdown.items():
+        if not seconds:
+            continue
+        label, colour = STEP_PARTS.get(key, (key.replace("_", " "), "#98a2b3"))
+        figure.add_bar(
+            name=label,
+            y=["training step"],
+            x=[seconds],
+            orientation="h",
+            marker_color=colour,
+            hovertemplate="%{x:.3f} s<extra>" + label + "</extra>",
+        )
+    figure.update_layout(
+        base_layout(
+            f"Step time {performance['step_time_s']:.2f} s: where it goes "
+            f"(MFU {performance['mfu'] * 100:.1f} %)",
+            xaxis={"title": {"text": "time per optimizer step (s)"}},
+            yaxis={"title": {"text": ""}},
+            height=300,
+        ),
+        barmode="stack",
+    )
+    return figure
+
+
+LEVEL_TITLES = {"nvlink_domain": "NVLink domain", "scale_out": "scale-out fabric", "wan": "WAN"}
+
+
+def collectives_figure(results: dict) -> go.Figure | None:
+    """Communication time per step by hierarchy level, split by what it is for."""
+    collectives = results.get("performance", {}).get("collectives") or {}
+    rows = [
+        (LEVEL_TITLES.get(level, level), item)
+        for level, block in collectives.items()
+        for item in block.get("collectives", [])
+        if item.get("time_per_step_s")
+    ]
+    if not rows:
+        return None
+    figure = go.Figure()
+    for purpose in dict.fromkeys(item["purpose"] for _, item in rows):
+        subset = [(level, item) for level, item in rows if item["purpose"] == purpose]
+        figure.add_bar(
+            name=purpose,
+            x=[level for level, _ in subset],
+            y=[item["time_per_step_s"] for _, item in subset],
+            customdata=[
+                [item["operation"], item["algorithm"], item["busbw_gb_per_s"]] for _, item in subset
+            ],
+            hovertemplate="%{y:.3f} s per step<br>%{customdata[0]} (%{customdata[1]}), "
+            "busbw %{customdata[2]:.0f} GB/s<extra>" + purpose + "</extra>",
+        )
+    figure.update_layout(
+        base_layout(
+            "Collective time per step by hierarchy level (before overlap with compute)",
+            xaxis={"title": {"text": "level of the network hierarchy"}},
+            yaxis={"title": {"text": "communication time per step (s)"}},
+        ),
+        barmode="stack",
+    )
+    return figure
