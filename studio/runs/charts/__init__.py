@@ -8,7 +8,16 @@ from collections.abc import Callable
 
 import plotly.graph_objects as go
 
-from studio.runs.charts import performance, security
+from studio.runs.charts import (
+    cost,
+    fabric,
+    facility,
+    performance,
+    regions,
+    reliability,
+    security,
+    storage,
+)
 from studio.runs.charts.common import figure_entry
 
 Builder = Callable[[dict], go.Figure | None]
@@ -23,6 +32,12 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
             ("collectives", performance.collectives_figure),
         ],
     ),
+    fabric.SECTION,
+    facility.SECTION,
+    storage.SECTION,
+    reliability.SECTION,
+    regions.SECTION,
+    cost.SECTION,
     (
         "security",
         "Security posture",

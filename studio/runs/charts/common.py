@@ -37,3 +37,14 @@ def figure_entry(figure_id: str, figure: go.Figure) -> dict:
         "script_id": f"figure-{figure_id}",
         "spec": json.loads(figure.to_json()),
     }
+
+
+def titled_layout(main: str, detail: str | None = None, **axes) -> dict:
+    """base_layout with a short title and, on a smaller second line, the figures behind it."""
+    if not detail:
+        return base_layout(main, **axes)
+    layout = base_layout(
+        f"{main}<br><span style='font-size:12px;color:#667085'>{detail}</span>", **axes
+    )
+    layout["margin"] = {**layout["margin"], "t": 85}
+    return layout

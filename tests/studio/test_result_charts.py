@@ -1,0 +1,218 @@
+"""Result charts and section templates for the fabric, facility, storage, reliability, regions
+and cost engines, checked against every example design: each figure says what it shows (title),
+every numeric axis has a unit, only SVG trace types are used (the CSP forbids WebGL's eval), a
+builder returns None only when its data is genuinely absent, and the plotted numbers are the
+engine's own. The section templates render for every example without a database."""
+
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+import models_engine
+from studio.runs.charts import cost, fabric, facility, regions, reliability, storage
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
+MODULES = [fabric, facility, storage, reliability, regions, cost]
+SECTIONS = [module.SECTION for module in MODULES]
+SVG_TRACE_TYPES = {"bar", "scatter", "waterfall", "heatmap"}
+UNIT = re.compile(r"\(.+\)")
+
+
+@pytest.fixture(scope="module", params=EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def results(request) -> dict:
+    return models_engine.evaluate(json.loads(request.param.read_text()))
+
+
+def _absent(figure_id: str, results: dict) -> bool:
+    """True when the engine results hold nothing for this figure to show."""
+    reliability_results = results["reliability"]
+    regions_results = results["regions"]
+    single_site = len(regions_results["sites"]) < 2
+    return {
+        "reliability-goodput-interval": not reliability_results.get("checkpoint"),
+        "reliability-monte-carlo": not (reliability_results.get("monte_carlo") or {}).get("runs"),
+        "regions-sites": single_site,
+        "regions-strategies": not regions_results.get("cross_region"),
+        "regions-egress": single_site,
+    }.get(figure_id, False)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _numeric(values) -> bool:
+    if isinstance(values, dict):  # a typed array ({"dtype": ..., "bdata": ...})
+        return True
+    return any(_is_number(v) for v in values or [])
+
+
+def _axis_key(trace: dict, letter: str) -> str:
+    ref = trace.get(f"{letter}axis", letter)
+    return f"{letter}axis{ref[1:]}"
+
+
+def assert_readable(spec: dict, label: str) -> None:
+    layout = spec["layout"]
+    title = (layout.get("title") or {}).get("text", "")
+    assert title.strip(), f"{label}: figure without a title"
+    numeric_axes: dict[str, bool] = {}
+    for trace in spec["data"]:
+        kind = trace.get("type", "scatter")
+        assert kind in SVG_TRACE_TYPES, f"{label}: trace type {kind} is not SVG"
+        for letter in "xy":
+            key = _axis_key(trace, letter)
+            numeric_axes[key] = numeric_axes.get(key, False) or _numeric(trace.get(letter))
+    assert numeric_axes, f"{label}: no traces"
+    for key, numeric in numeric_axes.items():
+        axis = layout.get(key) or {}
+        if axis.get("visible") is False:
+            continue
+        text = (axis.get("title") or {}).get("text", "")
+        assert text.strip(), f"{label}: {key} has no title"
+        if numeric and axis.get("type") != "category":
+            assert UNIT.search(text), f"{label}: {key} title {text!r} has no unit in parentheses"
+
+
+def test_every_builder_draws_a_readable_svg_figure(results):
+    drawn = 0
+    for key, title, builders in SECTIONS:
+        assert key in results and title
+        for figure_id, build in builders:
+            figure = build(results)
+            label = f"{results['spec_hash'][:8]} {figure_id}"
+            if figure is None:
+                assert _absent(figure_id, results), f"{label}: None although the data is there"
+                continue
+            assert not _absent(figure_id, results), f"{label}: drawn from absent data"
+            assert_readable(json.loads(figure.to_json()), label)
+            drawn += 1
+    assert drawn >= 14
+
+
+def test_builders_return_none_without_results():
+    for _key, _title, builders in SECTIONS:
+        for figure_id, build in builders:
+            assert build({}) is None, figure_id
+            assert build({"fabric": {}, "facility": {}, "storage": {}, "cost": {}}) is None
+
+
+def test_section_ids_are_unique_and_match_the_section_templates():
+    ids = [figure_id for _k, _t, builders in SECTIONS for figure_id, _b in builders]
+    assert len(ids) == len(set(ids))
+    for key, _title, builders in SECTIONS:
+        assert all(figure_id.startswith(f"{key}-") for figure_id, _b in builders)
+
+
+def _spec(figure) -> dict:
+    return json.loads(figure.to_json())
+
+
+def test_plotted_numbers_are_the_engines_own(results):
+    # Racks: one bar per rack group at the engine's kW, limit line at the engine's limit.
+    racks = results["facility"]["racks"]
+    bar = _spec(facility.rack_power_figure(results))["data"][0]
+    assert bar["y"] == [r["kw"] for r in racks]
+    # Capex waterfall: the total bar is the engine's total (absolute), not a plotly sum.
+    waterfall = results["cost"]["waterfall"]
+    trace = _spec(cost.capex_waterfall_figure(results))["data"][0]
+    assert trace["measure"][-1] == "absolute"
+    assert trace["y"][-1] == pytest.approx(waterfall["total_usd"] / 1e6)
+    assert trace["y"][:-1] == pytest.approx([s["usd"] / 1e6 for s in waterfall["steps"]])
+    # Tornado: the engine's deltas, in USD million.
+    rows = results["cost"]["sensitivity"]["rows"]
+    tornado = _spec(cost.sensitivity_tornado_figure(results))["data"]
+    assert sorted(tornado[0]["x"]) == pytest.approx(
+        sorted(r["tco_delta_low_usd"] / 1e6 for r in rows)
+    )
+    # Fabric diagram: the switch counts and link counts of the engine's diagram are drawn.
+    texts = " ".join(
+        a["text"] for a in _spec(fabric.fabric_diagram_figure(results))["layout"]["annotations"]
+    )
+    for tier in results["fabric"]["diagram"]["tiers"]:
+        if "switches" in tier:
+            assert f"{tier['switches']:,} switches" in texts
+    for link in results["fabric"]["diagram"]["links"]:
+        assert f"{link['links']:,} links" in texts
+    # Goodput curve: the engine's curve and its optimum.
+    goodput = reliability.goodput_curve_figure(results)
+    if goodput is not None:
+        data = _spec(goodput)["data"]
+        assert data[0]["y"] == [p["goodput"] for p in results["reliability"]["goodput_vs_interval"]]
+        optimum = results["reliability"]["checkpoint"]["goodput_optimum"]
+        assert data[1]["x"] == [optimum["interval_min"]]
+
+
+def test_breakeven_month_is_marked_when_the_engine_gives_one(results):
+    series = results["cost"]["tco_over_time"]
+    layout = _spec(cost.tco_over_time_figure(results))["layout"]
+    lines = [s for s in layout.get("shapes", []) if s.get("type") == "line"]
+    month = series.get("headline_breakeven_month")
+    if month is None:
+        assert not lines
+    else:
+        assert [s["x0"] for s in lines] == [month]
+        assert any(f"month {month}" in a["text"] for a in layout["annotations"])
+
+
+def test_monte_carlo_histogram_when_the_engine_ran_it():
+    from models_engine.catalog import load_catalog
+    from models_engine.engines.reliability import evaluate_reliability
+    from models_engine.spec import parse_design
+
+    doc = json.loads(next(p for p in EXAMPLES if p.stem == "h100-256-onprem-starter").read_text())
+    result = evaluate_reliability(parse_design(doc), load_catalog(), monte_carlo_runs=300, seed=3)
+    monte_carlo = result["monte_carlo"]
+    assert monte_carlo["runs"] == 300
+    figure = reliability.monte_carlo_figure({"reliability": result})
+    spec = _spec(figure)
+    assert_readable(spec, "monte carlo")
+    assert spec["data"][0]["y"] == [b["runs"] for b in monte_carlo["histogram"]]
+    assert reliability.monte_carlo_figure({"reliability": {"monte_carlo": {"runs": 0}}}) is None
+
+
+def _run(results: dict) -> SimpleNamespace:
+    return SimpleNamespace(
+        pk=1, results=results, revision=SimpleNamespace(design=SimpleNamespace(pk=1))
+    )
+
+
+def test_section_templates_render(results):
+    run = _run(results)
+    pages = {}
+    for key, _title, _builders in SECTIONS:
+        html = render_to_string(f"runs/sections/_{key}.html", {"run": run})
+        assert html.strip(), key
+        assert "None" not in html, f"{key}: a missing value printed as None"
+        pages[key] = html
+    assert reverse("export-run-table", args=[1, "bom", "csv"]) in pages["fabric"]
+    assert reverse("export-run-table", args=[1, "cost-by-year", "csv"]) in pages["cost"]
+    bom = results["fabric"]["bom"]
+    assert pages["fabric"].count("<tr><td>") >= len(bom)
+    if any(b["unit_price_usd"] is None for b in bom):
+        assert "no price" in pages["fabric"]
+    for domain in results["reliability"]["failure_domains"]:
+        assert f"<code>{domain['domain']}</code>" in pages["reliability"]
+    for site in results["regions"]["sites"]:
+        assert f"<code>{site['id']}</code>" in pages["regions"]
+    if len(results["regions"]["sites"]) < 2:
+        assert 'id="regions-single-site"' in pages["regions"]
+    else:
+        assert 'id="regions-wan-links"' in pages["regions"]
+        assert 'id="regions-recommendation"' in pages["regions"]
+        for finding in results["regions"]["residency_findings"]:
+            assert finding["rule"] in pages["regions"]
+    if results["cost"]["unpriced_items"]:
+        assert 'id="cost-unpriced"' in pages["cost"]
+
+
+def test_section_templates_render_without_nested_results():
+    """A run whose engine result is an empty dict still renders (nothing to show, no error)."""
+    empty = {key: {} for key, _t, _b in SECTIONS}
+    for key, _title, _builders in SECTIONS:
+        render_to_string(f"runs/sections/_{key}.html", {"run": _run(empty)})
