@@ -16,6 +16,7 @@ from models_engine.engines.regions import evaluate_regions
 from models_engine.engines.reliability import evaluate_reliability
 from models_engine.engines.security import evaluate_security
 from models_engine.engines.storage import evaluate_storage
+from models_engine.engines.sweep import scaling_curve
 from models_engine.hardware import GpuFigures, resolve_gpu
 from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import (
@@ -96,6 +97,10 @@ def _cost(ctx: EvaluationContext) -> dict:
     )
 
 
+def _scaling(ctx: EvaluationContext) -> dict:
+    return scaling_curve(ctx.spec, ctx.gpu, ctx.catalog)
+
+
 def _security(ctx: EvaluationContext) -> dict:
     return evaluate_security(
         ctx.spec, facts=security_facts(ctx.results), accepted_risks=ctx.accepted_risks
@@ -124,6 +129,7 @@ ENGINES: dict[str, Callable[[EvaluationContext], dict]] = {
     "reliability": _reliability,
     "regions": _regions,
     "cost": _cost,
+    "scaling": _scaling,
     "security": _security,
 }
 ENGINE_ORDER = list(ENGINES)

@@ -104,3 +104,34 @@ def cost_vs_time(columns, names: list[str]) -> dict | None:
         )
     )
     return {"id": "cost-vs-time", "spec": json.loads(figure.to_json())}
+
+
+def scaling_curves(columns, names: list[str]) -> dict | None:
+    """Time to train against GPU count for each design, overlaid."""
+    figure = go.Figure()
+    drawn = 0
+    for i, column in enumerate(columns):
+        points = (column.run.results.get("scaling", {}).get("points") or []) if column.run else []
+        if len(points) < 2:
+            continue
+        drawn += 1
+        figure.add_scatter(
+            x=[p["gpu_count"] for p in points],
+            y=[p["time_to_train_days"] for p in points],
+            mode="lines+markers",
+            name=names[i],
+            line_color=PALETTE[i],
+        )
+    if not drawn:
+        return None
+    figure.update_layout(
+        _layout(
+            "Time to train vs GPU count, per design (data parallelism scaled)",
+            xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
+            yaxis={
+                "title": {"text": "time to train, failure-free (days, log scale)"},
+                "type": "log",
+            },
+        )
+    )
+    return {"id": "scaling", "spec": json.loads(figure.to_json())}

@@ -48,3 +48,18 @@ def comparison_rows(columns: list[Column]) -> list[dict]:
             }
         )
     return rows
+
+
+def differing_fields(columns: list[Column]) -> list[dict]:
+    """Spec fields whose value is not the same in every compared design: [{path, values}]."""
+    from models_engine.spec import flatten_spec
+
+    flats = [flatten_spec(c.revision.spec) if c.revision else {} for c in columns]
+    paths = sorted(set().union(*flats))
+    missing = object()
+    rows = []
+    for path in paths:
+        values = [flat.get(path, missing) for flat in flats]
+        if any(v != values[0] for v in values[1:]):
+            rows.append({"path": path, "values": ["—" if v is missing else v for v in values]})
+    return rows

@@ -6,7 +6,7 @@ from django.shortcuts import render
 
 from studio.designs.selectors import designs_visible_to
 from studio.reports import charts
-from studio.reports.comparison import comparison_columns, comparison_rows
+from studio.reports.comparison import comparison_columns, comparison_rows, differing_fields
 
 MAX_COMPARED = 4
 
@@ -28,10 +28,22 @@ def compare(request):
     columns = comparison_columns(designs)
     rows = comparison_rows(columns)
     names = [c.design.name for c in columns]
-    figures = [f for f in (charts.radar(rows, names), charts.cost_vs_time(columns, names)) if f]
+    figures = [
+        f
+        for f in (
+            charts.radar(rows, names),
+            charts.cost_vs_time(columns, names),
+            charts.scaling_curves(columns, names),
+        )
+        if f
+    ]
     figures += charts.metric_bars(rows, names)
     for figure in figures:
         figure["script_id"] = f"figure-{figure['id']}"
-    return render(
-        request, "reports/compare.html", {"columns": columns, "rows": rows, "figures": figures}
-    )
+    context = {
+        "columns": columns,
+        "rows": rows,
+        "figures": figures,
+        "field_rows": differing_fields(columns),
+    }
+    return render(request, "reports/compare.html", context)

@@ -106,6 +106,8 @@ def test_design_review_journey(live_server, page, team_a, celery_worker_process)
     page.click("#compare-selected")
     page.wait_for_selector("#comparison")
     assert page.locator("#comparison td.best").count() >= 1
+    assert page.locator("#field-diff tr", has_text="compute.gpu_count").count() == 1
+    page.wait_for_selector("#chart-scaling .main-svg", timeout=20_000)
     page.wait_for_selector(".chart .main-svg", timeout=20_000)
     screenshot(page, "compare")
     assert page.console_errors == []

@@ -30,6 +30,7 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
             ("step-time", performance.step_time_figure),
             ("memory-per-gpu", performance.memory_per_gpu_figure),
             ("collectives", performance.collectives_figure),
+            ("scaling", performance.scaling_figure),
         ],
     ),
     fabric.SECTION,

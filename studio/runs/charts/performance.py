@@ -132,3 +132,39 @@ def collectives_figure(results: dict) -> go.Figure | None:
         barmode="stack",
     )
     return figure
+
+
+def scaling_figure(results: dict) -> go.Figure | None:
+    points = results.get("scaling", {}).get("points") or []
+    if len(points) < 2:
+        return None
+    figure = go.Figure()
+    figure.add_scatter(
+        x=[p["gpu_count"] for p in points],
+        y=[p["time_to_train_days"] for p in points],
+        mode="lines+markers",
+        name="time to train",
+        line_color="#2e5aac",
+        customdata=[[p["mfu"] * 100] for p in points],
+        hovertemplate="%{x} GPUs: %{y:.1f} days (MFU %{customdata[0]:.1f} %)<extra></extra>",
+    )
+    design = next((p for p in points if p["is_design"]), None)
+    if design:
+        figure.add_scatter(
+            x=[design["gpu_count"]],
+            y=[design["time_to_train_days"]],
+            mode="markers",
+            name="this design",
+            marker={"size": 14, "color": "#f79009", "symbol": "star"},
+        )
+    figure.update_layout(
+        base_layout(
+            "Time to train vs GPU count (data parallelism scaled, batch as designed)",
+            xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
+            yaxis={
+                "title": {"text": "time to train, failure-free (days, log scale)"},
+                "type": "log",
+            },
+        )
+    )
+    return figure
