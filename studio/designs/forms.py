@@ -38,3 +38,17 @@ class DesignImportForm(forms.Form):
     file = forms.FileField(
         label="Spec file", help_text="JSON (the spec), or CSV / XLSX with columns path, value."
     )
+
+
+class DesignFromSystemForm(forms.Form):
+    system = forms.ChoiceField(choices=(), label="Catalog system")
+    systems = forms.IntegerField(
+        min_value=1, max_value=20_000, initial=32, label="Number of systems (servers or racks)"
+    )
+    name = forms.CharField(max_length=200, label="Name")
+
+    def __init__(self, *args, systems, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["system"].choices = [
+            (s.id, f"{s.name} ({s.gpus_per_system} GPUs)") for s in systems
+        ]

@@ -8,14 +8,18 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.generic import DetailView
 
+from models_engine.presets import spec_from_system
+from models_engine.spec import SpecValidationError
 from studio.accounts.models import Role
 from studio.accounts.selectors import user_has_role
+from studio.catalog.selectors import team_catalog
 from studio.core.scoping import TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.examples import get_example
 from studio.designs.forms import (
     DesignBlankForm,
     DesignFromExampleForm,
+    DesignFromSystemForm,
     DesignImportForm,
     ProjectCreateForm,
 )
@@ -52,6 +56,9 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
         context["designs"] = self.object.designs.prefetch_related("revisions")
         context["example_form"] = kwargs.get("example_form") or DesignFromExampleForm()
         context["blank_form"] = kwargs.get("blank_form") or DesignBlankForm(prefix="blank")
+        context["system_form"] = kwargs.get("system_form") or DesignFromSystemForm(
+            prefix="system", systems=team_catalog(self.object.team_id).systems.values()
+        )
         context["import_form"] = kwargs.get("import_form") or DesignImportForm(prefix="import")
         context["can_edit"] = user_has_role(self.request.user, self.object.team_id, Role.EDITOR)
         return context
@@ -60,9 +67,13 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
         self.object = project = self.get_object()
         self.require_role(project, Role.EDITOR)
         kind = request.POST.get("form", "example")
-        handler = {"example": self._from_example, "blank": self._blank, "import": self._import}.get(
-            kind, self._from_example
-        )
+        handlers = {
+            "example": self._from_example,
+            "system": self._from_system,
+            "blank": self._blank,
+            "import": self._import,
+        }
+        handler = handlers.get(kind, self._from_example)
         return handler(request, project)
 
     def _created(self, design):
@@ -89,6 +100,29 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
             else:
                 return self._created(design)
         return self.render_to_response(self.get_context_data(example_form=form))
+
+    def _from_system(self, request, project):
+        catalog = team_catalog(project.team_id)
+        form = DesignFromSystemForm(request.POST, prefix="system", systems=catalog.systems.values())
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                spec = spec_from_system(catalog, data["system"], data["systems"], data["name"])
+                design = services.design_create(
+                    actor=request.user,
+                    project=project,
+                    name=data["name"],
+                    spec=spec,
+                    message=f"Created from catalog system {data['system']} x {data['systems']}",
+                )
+            except SpecValidationError as exc:
+                for error in exc.errors:
+                    form.add_error(None, f"{error['path']}: {error['message']}")
+            except IntegrityError:
+                self._name_taken(form)
+            else:
+                return self._created(design)
+        return self.render_to_response(self.get_context_data(system_form=form), status=400)
 
     def _blank(self, request, project):
         form = DesignBlankForm(request.POST, prefix="blank")

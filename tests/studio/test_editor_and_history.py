@@ -211,3 +211,36 @@ def test_import_with_a_bad_value_names_the_field_and_saves_nothing(client, team_
     assert response.status_code == 400
     assert "compute.gpu_count" in response.content.decode()
     assert not Design.objects.filter(name="Bad").exists()
+
+
+@pytest.mark.django_db
+def test_design_from_a_catalog_system_preset(client, team_a):
+    from studio.designs import services
+
+    alice, alpha = team_a
+    project = services.project_create(actor=alice, team=alpha, name="Presets")
+    client.force_login(alice)
+    response = client.post(
+        f"/projects/{project.pk}/",
+        {
+            "form": "system",
+            "system-system": "gb200-nvl72-rack",
+            "system-systems": "4",
+            "system-name": "Four NVL72 racks",
+        },
+    )
+    assert response.status_code == 302
+    spec = Design.objects.get(name="Four NVL72 racks").latest_revision.spec
+    assert spec["compute"]["gpu_count"] == 288
+    assert spec["compute"]["nvlink_domain"] == {"kind": "nvl72", "gpus": 72}
+    assert spec["facility"]["cooling"] == "direct-to-chip"
+    response = client.post(
+        f"/projects/{project.pk}/",
+        {
+            "form": "system",
+            "system-system": "no-such",
+            "system-systems": "0",
+            "system-name": "x",
+        },
+    )
+    assert response.status_code == 400
