@@ -18,7 +18,7 @@ from models_engine.engines.fabric.clos import (
 )
 from models_engine.engines.fabric.sizing import size_plane
 from models_engine.spec import parse_design
-from tests.engine.test_fabric_support import (
+from tests.engine.fabric_designs import (
     CATALOG,
     catalog_with_switch,
     design_doc,

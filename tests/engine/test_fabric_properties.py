@@ -21,7 +21,7 @@ from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.facility import evaluate_facility
 from models_engine.engines.storage import evaluate_storage
 from models_engine.spec import parse_design
-from tests.engine.test_fabric_support import CATALOG, EXAMPLES, design_doc
+from tests.engine.fabric_designs import CATALOG, EXAMPLES, design_doc
 
 PARTS = [
     ("infiniband-ndr", "nvidia-qm9700", "cx7-ndr-400g", 400),

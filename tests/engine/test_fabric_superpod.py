@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.test_fabric_support import design_doc, fabric_result
+from tests.engine.fabric_designs import design_doc, fabric_result
 
 # (SUs, nodes, leaf, spine, compute+UFM cables, spine-leaf cables)  [S1] Table 4, stated
 H100_TABLE_4 = [

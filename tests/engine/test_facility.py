@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from models_engine.engines.facility import evaluate_facility
 from models_engine.spec import parse_design
-from tests.engine.test_fabric_support import CATALOG, design_doc, example_doc
+from tests.engine.fabric_designs import CATALOG, design_doc, example_doc
 
 
 def _facility(doc, **kwargs):

@@ -2,6 +2,7 @@
 points that the layout cannot express are skipped with the reason."""
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import models_engine
@@ -16,7 +17,7 @@ def _points(name: str) -> dict:
 def test_more_gpus_train_faster_but_never_superlinearly():
     points = _points("h100-256-onprem-starter.json")["points"]
     assert [p["gpu_count"] for p in points] == [64, 128, 256, 512, 1024]
-    for small, large in zip(points, points[1:], strict=False):
+    for small, large in pairwise(points):
         assert large["time_to_train_days"] < small["time_to_train_days"]
         speedup = small["time_to_train_days"] / large["time_to_train_days"]
         assert speedup <= 2.0 + 1e-9  # doubling GPUs at a fixed batch cannot more than halve

@@ -16,7 +16,7 @@ import pytest
 from models_engine.engines.performance.memory_fit import total_params
 from models_engine.engines.storage import evaluate_storage
 from models_engine.spec import parse_design
-from tests.engine.test_fabric_support import CATALOG, design_doc, example_doc
+from tests.engine.fabric_designs import CATALOG, design_doc, example_doc
 
 
 def _storage(doc, **kwargs):
