@@ -133,9 +133,9 @@ def test_every_example_parses_and_round_trips(path: Path):
     assert spec_hash(parse_design(json.loads(json.dumps(dumped)))) == spec_hash(spec)
 
 
-def test_llama3_405b_example_matches_the_published_layout():
+def test_llama3_405b_example_matches_the_published_model():
     spec = parse_design(load_example("llama3-16k-h100-roce"))
-    work, par = spec.workload, spec.workload.parallelism
+    work = spec.workload
     assert (work.layers, work.hidden_size, work.attention_heads, work.kv_heads) == (
         126,
         16384,
@@ -143,8 +143,9 @@ def test_llama3_405b_example_matches_the_published_layout():
         8,
     )
     assert (work.ffn_hidden_size, work.vocab_size, work.sequence_length) == (53248, 128256, 8192)
-    assert (par.tp, par.pp, par.dp, par.cp) == (8, 16, 128, 1)
-    assert par.tp * par.pp * par.dp * par.cp == spec.compute.gpu_count == 16384
+    # The paper's interleaved TP8 x PP16 x DP128 schedule is not expressible with Megatron's
+    # uneven-split rules, so the example lets the engine search (see its description).
+    assert work.parallelism == "auto" and spec.compute.gpu_count == 16384
     assert work.tokens_to_train == 15.6e12
 
 
