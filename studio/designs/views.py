@@ -25,6 +25,9 @@ from studio.designs.forms import (
 )
 from studio.designs.importing import ImportFileInvalid, spec_from_upload
 from studio.designs.selectors import designs_visible_to, projects_visible_to
+from studio.reports.comparison import comparison_columns
+from studio.runs.headline import headline_cards
+from studio.runs.models import RunStatus
 
 
 @login_required
@@ -53,7 +56,12 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["designs"] = self.object.designs.prefetch_related("revisions")
+        designs = list(self.object.designs.prefetch_related("revisions"))
+        columns = {c.design.pk: c for c in comparison_columns(designs)}
+        context["designs"] = [
+            {"design": d, "revisions": len(d.revisions.all()), "column": columns[d.pk]}
+            for d in designs
+        ]
         context["example_form"] = kwargs.get("example_form") or DesignFromExampleForm()
         context["blank_form"] = kwargs.get("blank_form") or DesignBlankForm(prefix="blank")
         context["system_form"] = kwargs.get("system_form") or DesignFromSystemForm(
@@ -176,6 +184,9 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         context["revisions"] = self.object.revisions.select_related("author")
         runs = runs_visible_to(self.request.user).filter(revision__design=self.object)
         context["runs"] = runs[:10]
+        latest_done = runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
+        context["latest_done"] = latest_done
+        context["headline_cards"] = headline_cards(latest_done.results if latest_done else None)
         context["can_edit"] = user_has_role(
             self.request.user, self.object.project.team_id, Role.EDITOR
         )

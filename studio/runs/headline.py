@@ -74,7 +74,7 @@ def _format(value, unit: str) -> str:
     if unit == "fraction":
         return f"{value * 100:.1f} %"
     if unit == "USD" and abs(value) >= 1e6:
-        return f"{value / 1e6:,.1f} M"
+        return f"{value / 1e6:,.1f}"  # the card says "million USD" below
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
