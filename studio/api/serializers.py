@@ -65,3 +65,13 @@ class TeamCatalogEntrySerializer(serializers.ModelSerializer):
         model = TeamCatalogEntry
         fields = ["id", "team", "kind", "entry_id", "data", "created_at"]
         read_only_fields = ["entry_id", "created_at"]
+
+
+class RevisionCreateSerializer(serializers.Serializer):
+    spec = serializers.JSONField()
+    message = serializers.CharField(max_length=500, required=False, default="")
+
+
+class RevisionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    message = serializers.CharField(max_length=500, required=False, default="")

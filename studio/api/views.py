@@ -1,21 +1,23 @@
 """REST endpoints: thin viewsets over the services, scoped by team membership."""
 
 from django.db import IntegrityError
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from models_engine.catalog import load_catalog
-from models_engine.spec import design_json_schema
+from models_engine.spec import design_json_schema, spec_diff
 from studio.accounts.selectors import teams_of
 from studio.api import serializers as s
 from studio.api.scoping import TeamScopedViewSet
 from studio.catalog import services as catalog_services
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
 from studio.designs import services as design_services
+from studio.designs.importing import ImportFileInvalid, spec_from_upload
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs import services as run_services
 from studio.runs.selectors import runs_visible_to
@@ -85,6 +87,84 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
                 {"name": ["This project already has a design with that name."]}
             ) from exc
         return Response(s.DesignSerializer(design).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["get"], request=None, responses=s.DesignRevisionSerializer(many=True))
+    @extend_schema(
+        methods=["post"], request=s.RevisionCreateSerializer, responses=s.DesignRevisionSerializer
+    )
+    @action(detail=True, methods=["get", "post"])
+    def revisions(self, request, pk=None):
+        """GET: every revision, newest first. POST {spec, message}: a new revision (a no-op
+        edit returns the latest revision unchanged)."""
+        design = self.get_object()
+        if request.method == "GET":
+            revisions = design.revisions.select_related("author").order_by("-number")
+            return Response(s.DesignRevisionSerializer(revisions, many=True).data)
+        self.require_team_role(design.project.team_id)
+        payload = s.RevisionCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        return self._new_revision(
+            design, payload.validated_data["spec"], payload.validated_data["message"]
+        )
+
+    @extend_schema(
+        request={"multipart/form-data": s.RevisionUploadSerializer},
+        responses=s.DesignRevisionSerializer,
+    )
+    @action(
+        detail=True, methods=["post"], url_path="revisions/upload", parser_classes=[MultiPartParser]
+    )
+    def upload_revision(self, request, pk=None):
+        """A new revision from a JSON, CSV or XLSX file (CSV/XLSX: columns path, value)."""
+        design = self.get_object()
+        self.require_team_role(design.project.team_id)
+        payload = s.RevisionUploadSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        upload = payload.validated_data["file"]
+        try:
+            spec = spec_from_upload(upload.name, upload.read())
+        except ImportFileInvalid as exc:
+            raise ValidationError({"file": [str(exc)]}) from exc
+        message = payload.validated_data["message"] or f"Uploaded {upload.name}"
+        return self._new_revision(design, spec, message)
+
+    def _new_revision(self, design, spec: dict, message: str) -> Response:
+        try:
+            revision = design_services.design_revision_create(
+                actor=self.request.user, design=design, spec=spec, message=message
+            )
+        except design_services.DesignSpecInvalid as exc:
+            raise ValidationError(_field_errors(exc)) from exc
+        return Response(s.DesignRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("from", int), OpenApiParameter("to", int)],
+        responses=dict,
+    )
+    @action(detail=True, methods=["get"])
+    def diff(self, request, pk=None):
+        """Changed fields between two revisions (default: the last two)."""
+        design = self.get_object()
+        revisions = {r.number: r for r in design.revisions.all()}
+        if not revisions:
+            raise NotFound("This design has no revision yet.")
+        numbers = sorted(revisions)
+        wanted = {}
+        for key, default in (
+            ("from", numbers[-2] if len(numbers) > 1 else numbers[-1]),
+            ("to", numbers[-1]),
+        ):
+            raw = request.query_params.get(key, str(default))
+            if not raw.isdigit() or int(raw) not in revisions:
+                raise ValidationError({key: [f"one of the revision numbers {numbers}"]})
+            wanted[key] = revisions[int(raw)]
+        return Response(
+            {
+                "from": wanted["from"].number,
+                "to": wanted["to"].number,
+                "changes": spec_diff(wanted["from"].spec, wanted["to"].spec),
+            }
+        )
 
     @extend_schema(request=None, responses=s.EngineRunSerializer)
     @action(detail=True, methods=["post"])

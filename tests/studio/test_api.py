@@ -58,3 +58,49 @@ def test_project_in_a_team_you_do_not_belong_to_is_refused(client, team_a, team_
     client.force_login(team_a[0])
     response = client.post("/api/projects/", {"team": team_b[1].pk, "name": "Sneaky"})
     assert response.status_code == 403
+
+
+def test_push_a_variant_as_json_and_as_csv_then_diff(client, team_a, design_in):
+    import csv
+    import io
+
+    from studio.designs.editor.codec import form_to_rows, spec_to_form
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    client.force_login(alice)
+    spec = design.latest_revision.spec
+    variant = {**spec, "economics": {**spec["economics"], "utilisation": 0.6}}
+    response = client.post(
+        f"/api/designs/{design.pk}/revisions/",
+        {"spec": variant, "message": "lower utilisation"},
+        content_type="application/json",
+    )
+    assert response.status_code == 201 and response.json()["number"] == 2
+    rows = dict(form_to_rows(spec_to_form(variant)))
+    rows["economics.discount_rate"] = "0.1"
+    out = io.StringIO()
+    csv.writer(out).writerows([("path", "value"), *rows.items()])
+    upload = io.BytesIO(out.getvalue().encode())
+    upload.name = "variant.csv"
+    response = client.post(f"/api/designs/{design.pk}/revisions/upload/", {"file": upload})
+    assert response.status_code == 201, response.content
+    diff = client.get(f"/api/designs/{design.pk}/diff/").json()
+    assert diff["from"] == 2 and diff["to"] == 3
+    assert [c["path"] for c in diff["changes"]] == ["economics.discount_rate"]
+    listed = client.get(f"/api/designs/{design.pk}/revisions/").json()
+    assert [r["number"] for r in listed] == [3, 2, 1]
+
+
+def test_a_bad_variant_is_refused_with_the_field_and_saves_nothing(client, team_a, design_in):
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    client.force_login(alice)
+    spec = design.latest_revision.spec
+    bad = {**spec, "economics": {**spec["economics"], "utilisation": 7}}
+    response = client.post(
+        f"/api/designs/{design.pk}/revisions/", {"spec": bad}, content_type="application/json"
+    )
+    assert response.status_code == 400 and "spec.economics.utilisation" in response.json()
+    assert design.revisions.count() == 1
+    assert client.get(f"/api/designs/{design.pk}/diff/?from=9").status_code == 400
