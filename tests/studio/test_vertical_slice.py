@@ -79,7 +79,7 @@ def test_run_page_polls_until_finished(client, team_a, design_in):
     partial = client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"}).content.decode()
     assert 'hx-trigger="every 1s"' in partial and "<html" not in partial
     # Every engine is listed, so progress reads engine by engine while the run goes.
-    assert all(f"<li class=\"\">{name}</li>" in partial for name in run.progress["engines"])
+    assert all(f'<li class="">{name}</li>' in partial for name in run.progress["engines"])
     assert "queued, waiting for a worker" in partial
     services.run_execute(run_id=run.pk)
     partial = client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"}).content.decode()
