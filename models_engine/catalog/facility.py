@@ -118,6 +118,7 @@ FailureComponent = Literal[
     "ssd",
     "pdu",
     "software",
+    "host",
 ]
 
 

@@ -104,8 +104,10 @@ _GB200 = {
     "calibration": (
         "H100 constants (same software stack), UNCERTAIN. Cross-check, not fitted: DGX Cloud "
         "v25.05 Llama 3.1 405B on 128-512 GB200 (BF16 and FP8) lands within 7%; the "
-        "DeepSeek-V3 (MoE) GB200 runs are ~2.5x slower than modelled (MoE dispatch overheads "
-        "this model does not carry)."
+        "DeepSeek-V3 (MoE) GB200 runs are ~3x slower than modelled even with the MoE "
+        "mechanisms (all-to-all, permutes, load imbalance): NVIDIA attributes that software "
+        "generation's GB200 MoE step to CPU kernel-launch overhead (Megatron-LM "
+        "docs/discussions/deepseek-v3-gb200-optimization), which this model does not carry."
     ),
 }
 

@@ -189,6 +189,15 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool) -> LayerCost:
 # token copy per hidden element: permute reads the token and writes its copy (2 + 2), unpermute
 # reads the copy and writes the weighted sum back (2 + 2); backward moves the same again.
 PERMUTE_BYTES_PER_COPY = 8.0
+# Load imbalance across expert-parallel ranks: routing is dropless in Megatron-Core, so the EP
+# rank that receives the most tokens sets the pace of the expert GEMMs, of the permutes and of
+# the all-to-all (it receives the most bytes). The busiest rank's load relative to the mean is
+# taken as 1.25, the capacity factor Switch Transformer trains with (Fedus et al. 2022, JMLR,
+# section 2.2 and Table 1: capacity factor 1.25 keeps dropped tokens under ~1 % with the
+# auxiliary load-balancing loss) and the per-expert capacity GShard budgets for (Lepikhin et
+# al. 2020, 2 x mean over top-2 = 1 x mean per expert slot, with overflow dropped). With
+# ep == 1 every expert is local and the total work does not depend on the routing.
+MOE_LOAD_IMBALANCE = 1.25
 
 
 def _moe_mlp(shape, cand, profile, topology, tokens):
@@ -200,7 +209,11 @@ def _moe_mlp(shape, cand, profile, topology, tokens):
         shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=float(shape.shared_experts)
     )
     local_experts = shape.experts / cand.ep
-    rows = cand.ep * tokens * shape.top_k / shape.experts
+    # The busiest EP rank's experts see MOE_LOAD_IMBALANCE x the mean rows; small per-expert
+    # M sits low on the GEMM tile ramp (kernels.linear_time_s), which is how grouped GEMMs of
+    # fine-grained experts lose efficiency.
+    imbalance = np.where(cand.ep > 1, MOE_LOAD_IMBALANCE, 1.0)
+    rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
         shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=local_experts, rows=rows
     )
@@ -208,8 +221,15 @@ def _moe_mlp(shape, cand, profile, topology, tokens):
         tokens, float(shape.experts), shape.hidden, profile, fp8=False
     )
     dispatched = tokens / np.where(cand.sp, cand.tp, 1.0)
-    permute = hbm_time_s(dispatched * shape.top_k * shape.hidden * PERMUTE_BYTES_PER_COPY, profile)
-    size = dispatched * shape.top_k * shape.hidden * ACTIVATION_BYTES
+    copies = imbalance * dispatched * shape.top_k
+    permute = hbm_time_s(copies * shape.hidden * PERMUTE_BYTES_PER_COPY, profile)
+    # Dispatch / combine: hidden x 2 bytes x top_k per token (the busiest rank's share), over
+    # NVLink for the EP peers inside the NVLink domain and over the NICs otherwise (the
+    # collectives model limits an inter-node all-to-all to one NIC per GPU, nccl-tests #267 /
+    # #290). Megatron-Core's alltoall dispatcher runs it on the compute stream between router
+    # and experts: nothing hides it unless 1F1B A2A overlap (--overlap-moe-expert-parallel-
+    # comm) is on, which the modelled stacks do not use.
+    size = copies * shape.hidden * ACTIVATION_BYTES
     local = np.minimum(cand.ep, np.maximum(topology.scale_up.gpus // (cand.tp * cand.cp), 1))
     a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]
     ep_comm = np.where(cand.ep > 1, 4.0 * a2a, 0.0)  # dispatch + combine, forward + backward

@@ -50,6 +50,13 @@ def _memory_type(spec, catalog) -> str | None:
     return catalog.get("gpus", spec.compute.gpu_sku).hbm_type
 
 
+def _architecture(spec, catalog) -> str | None:
+    """GPU architecture (e.g. "Hopper"), which selects fleet-measured rates (rates.py)."""
+    if spec.compute.gpu_sku is None:
+        return None
+    return getattr(catalog.get("gpus", spec.compute.gpu_sku), "architecture", None)
+
+
 def evaluate_reliability(
     spec,
     catalog,
@@ -70,7 +77,9 @@ def evaluate_reliability(
     Optional results of other engines refine the inputs (counts, checkpoint write time, step
     time); without them the engine derives its own and lists them under `assumptions`.
     `rate_overrides` replaces catalog failure rates per component class (see rates.py)."""
-    rates, node_rate = resolve_rates(catalog, _memory_type(spec, catalog), rate_overrides)
+    rates, node_rate = resolve_rates(
+        catalog, _memory_type(spec, catalog), rate_overrides, _architecture(spec, catalog)
+    )
     inventory = build_inventory(spec, catalog, fabric=fabric, facility=facility)
     facts = derive_run_facts(
         spec,

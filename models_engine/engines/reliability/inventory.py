@@ -253,6 +253,7 @@ def build_inventory(
         "optics": Count(fab.node_link_transceivers * share, fab.inter_switch_transceivers * share),
         "psu": Count(0, job_psus) if redundant else Count(job_psus),
         "ssd": Count(job_nodes),
+        "host": Count(job_nodes),
         "software": Count(job_nodes),
         "switch": Count(job_leaves, (fab.spines + fab.cores) * min(1.0, share)),
         "pdu": Count(0, 2 * job_racks) if power_2n else Count(job_racks),

@@ -2,7 +2,12 @@
 
 A rate is failures per unit-year. Defaults come from `catalog.failure_rates`; where the catalog
 holds no usable figure the class gets an explicit engine constant with its source, or zero
-with a note (no published figure: PDU, SSD, software) until a design overrides it.
+with a note (no published figure: PDU) until a design overrides it.
+
+Where a fleet measured a component on a GPU generation, that measurement replaces the textbook
+figure (`MEASURED_BY_ARCHITECTURE`, `MEASURED_HBM`); other generations fall back to the
+textbook figures. Per-node classes with a single sourced figure (SSD, host, software) use it for
+every generation (`NODE_LEVEL_DEFAULTS`).
 
 Override values (`rate_overrides={class: value}`): a catalog failure-rate id, a number
 (failures per unit-year), or a dict with one of afr_fraction_per_year, mtbf_hours, mtbe_hours,
@@ -29,6 +34,28 @@ OPTICS_VENDOR_MTBF_H = 1_000_000.0
 GPU_MODULE_ID = "gpu-textbook"
 HBM_BY_MEMORY = {"HBM2e": "hbm-a100", "HBM2": "hbm-a100", "HBM3": "hbm-h100", "HBM3e": "hbm-h100"}
 
+# Fleet-measured rates per GPU architecture (catalog ids). Hopper: Meta's Llama 3 405B run,
+# 16,384 H100 in 2,048 nodes, 54 days, 419 unexpected interruptions by root cause (Dubey et al.
+# 2024, "The Llama 3 Herd of Models", Table 5, 2024-07; each rate = category count / exposure,
+# derivation in the catalog entry). The GPU figure there is the die alone (HBM3 is its own
+# category), so no HBM share is carved out of it. No comparable per-component fleet breakdown
+# was found for A100 (Kokolis et al. 2024 give a node total only), Blackwell or MI300X: those
+# use the textbook figures.
+MEASURED_BY_ARCHITECTURE: dict[str, dict[str, str]] = {
+    "Hopper": {
+        "gpu": "gpu-h100-llama3",
+        "nic": "nic-h100-llama3",
+        "pcie_switch": "pcie-switch-h100-llama3",
+        "host_dram": "host-dram-h100-llama3",
+    },
+}
+# Interrupting HBM faults measured per memory type (same run); HBM3e (H200, Blackwell) unmeasured.
+MEASURED_HBM = {"HBM3": "hbm3-h100-llama3"}
+# Per-node classes with one sourced figure, not tied to a GPU generation: the Llama 3 run's SSD,
+# host (CPU, chassis, PSU, unplanned host maintenance) and software/firmware (software bugs,
+# NCCL watchdog, dependencies) categories per node-day (Dubey et al. 2024, Table 5).
+NODE_LEVEL_DEFAULTS = {"ssd": "ssd-llama3", "host": "host-llama3", "software": "software-llama3"}
+
 
 @dataclass(frozen=True)
 class ComponentClass:
@@ -47,14 +74,13 @@ CLASSES: tuple[ComponentClass, ...] = (
     ComponentClass("optics", "optics / cables", "per transceiver", True),
     ComponentClass("psu", "power supply", "per PSU", True),
     ComponentClass("ssd", "local SSD", "per node", True),
+    ComponentClass("host", "host (CPU, chassis, PSU, unplanned maintenance)", "per node", True),
     ComponentClass("software", "software / driver", "per node", False),
     ComponentClass("switch", "network switch", "per switch", False),
     ComponentClass("pdu", "rack PDU / power feed", "per rack", False),
 )
 CLASS_KEYS = (*(c.key for c in CLASSES), "node")
 NO_PUBLISHED_DEFAULT = {
-    "ssd": "no SSD failure rate in the references (catalog note); override to include it",
-    "software": "no software failure rate in the references; override to include it",
     "pdu": "no PDU failure rate in the references; override to include it",
 }
 
@@ -94,8 +120,45 @@ def hbm_default_id(memory_type: str | None) -> str:
     return HBM_BY_MEMORY.get(memory_type or "", "hbm-textbook")
 
 
-def default_rates(catalog, memory_type: str | None) -> dict[str, Rate]:
-    """The default rate of every class for a GPU with `memory_type` (e.g. "HBM3")."""
+def default_rates(
+    catalog, memory_type: str | None, architecture: str | None = None
+) -> dict[str, Rate]:
+    """The default rate of every class for a GPU of `architecture` (e.g. "Hopper") with
+    `memory_type` (e.g. "HBM3"): fleet-measured where a measurement exists, else textbook."""
+    measured = MEASURED_BY_ARCHITECTURE.get(architecture or "", {})
+    if "gpu" in measured:
+        gpu = _entry_rate(catalog, measured["gpu"], "gpu")
+        hbm_id = MEASURED_HBM.get(memory_type or "", hbm_default_id(memory_type))
+        hbm = _entry_rate(catalog, hbm_id, "hbm")
+    else:
+        gpu, hbm = _textbook_gpu_and_hbm(catalog, memory_type)
+    rates = {
+        "gpu": gpu,
+        "hbm": hbm,
+        "host_dram": _entry_rate(catalog, measured.get("host_dram", "host-dram-dimm"), "host_dram"),
+        "pcie_switch": _entry_rate(
+            catalog, measured.get("pcie_switch", "pcie-switch-textbook"), "pcie_switch"
+        ),
+        "nic": _entry_rate(catalog, measured.get("nic", "nic-textbook"), "nic"),
+        "optics": Rate(
+            "optics",
+            HOURS_PER_YEAR / OPTICS_VENDOR_MTBF_H,
+            "vendor laser FIT 50-200 (MTBF 0.5-2 M h), reliability.md Optics [S][U]",
+            None,
+            "catalog optics-transceiver (50,000 h, 'not a test anchor') is available as an "
+            "override",
+        ),
+        "psu": _entry_rate(catalog, "psu-textbook", "psu"),
+        "switch": _entry_rate(catalog, "switch-datacenter", "switch"),
+    }
+    for key, entry_id in NODE_LEVEL_DEFAULTS.items():
+        rates[key] = _entry_rate(catalog, entry_id, key)
+    for key, note in NO_PUBLISHED_DEFAULT.items():
+        rates[key] = Rate(key, 0.0, "none published", None, note)
+    return rates
+
+
+def _textbook_gpu_and_hbm(catalog, memory_type: str | None) -> tuple[Rate, Rate]:
     module = _entry_rate(catalog, GPU_MODULE_ID, "gpu")
     hbm = _entry_rate(catalog, hbm_default_id(memory_type), "hbm")
     hbm_share = min(hbm.failures_per_unit_year, module.failures_per_unit_year)
@@ -109,27 +172,7 @@ def default_rates(catalog, memory_type: str | None) -> dict[str, Rate]:
         module.catalog_id,
         f"GPU module MTTF {module.mtbf_hours:,.0f} h = die/SRAM/GSP + HBM; HBM shown apart",
     )
-    hbm = Rate("hbm", hbm_share, hbm.source, hbm.catalog_id, hbm.note)
-    rates = {
-        "gpu": gpu,
-        "hbm": hbm,
-        "host_dram": _entry_rate(catalog, "host-dram-dimm", "host_dram"),
-        "pcie_switch": _entry_rate(catalog, "pcie-switch-textbook", "pcie_switch"),
-        "nic": _entry_rate(catalog, "nic-textbook", "nic"),
-        "optics": Rate(
-            "optics",
-            HOURS_PER_YEAR / OPTICS_VENDOR_MTBF_H,
-            "vendor laser FIT 50-200 (MTBF 0.5-2 M h), reliability.md Optics [S][U]",
-            None,
-            "catalog optics-transceiver (50,000 h, 'not a test anchor') is available as an "
-            "override",
-        ),
-        "psu": _entry_rate(catalog, "psu-textbook", "psu"),
-        "switch": _entry_rate(catalog, "switch-datacenter", "switch"),
-    }
-    for key, note in NO_PUBLISHED_DEFAULT.items():
-        rates[key] = Rate(key, 0.0, "none published", None, note)
-    return rates
+    return gpu, Rate("hbm", hbm_share, hbm.source, hbm.catalog_id, hbm.note)
 
 
 def _override_rate(catalog, key: str, value: Any) -> Rate:
@@ -162,10 +205,13 @@ def _override_rate(catalog, key: str, value: Any) -> Rate:
 
 
 def resolve_rates(
-    catalog, memory_type: str | None, overrides: Mapping[str, Any] | None
+    catalog,
+    memory_type: str | None,
+    overrides: Mapping[str, Any] | None,
+    architecture: str | None = None,
 ) -> tuple[dict[str, Rate], Rate | None]:
     """(rate per class, measured node rate or None) after the design's overrides."""
-    rates = default_rates(catalog, memory_type)
+    rates = default_rates(catalog, memory_type, architecture)
     node_rate = None
     for key, value in (overrides or {}).items():
         if key not in CLASS_KEYS:
