@@ -136,11 +136,12 @@ ENGINE_ORDER = list(ENGINES)
 
 
 def catalog_with(entries: dict[str, list[dict]] | None) -> Catalog:
-    """The built-in catalog plus a team's own entries ({kind: [entry, ...]})."""
+    """The built-in catalog plus a team's own entries ({kind: [entry, ...]}); a team entry
+    with a built-in id replaces it (the team's negotiated version of that item)."""
     catalog = load_catalog()
     for kind, items in (entries or {}).items():
         if items:
-            catalog = catalog.with_entries(kind, items)
+            catalog = catalog.with_entries(kind, items, override=True)
     return catalog
 
 

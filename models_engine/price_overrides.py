@@ -7,7 +7,8 @@ from models_engine.catalog import KINDS, Catalog
 OVERRIDE_PATH = "economics.price_overrides.catalog_prices"
 
 
-def _priced_entry(catalog: Catalog, entry_id: str):
+def priced_entry(catalog: Catalog, entry_id: str):
+    """(kind, entry) of a catalog entry that has a unit price field, or (None, None)."""
     for kind in KINDS:
         entry = getattr(catalog, kind).get(entry_id)
         if entry is not None and "price_usd" in type(entry).model_fields:
@@ -19,7 +20,7 @@ def apply_catalog_prices(catalog: Catalog, overrides) -> tuple[Catalog, list[dic
     """(catalog with the design's prices, errors for ids that name no priced entry)."""
     errors = []
     for index, override in enumerate(overrides):
-        kind, entry = _priced_entry(catalog, override.catalog_id)
+        kind, entry = priced_entry(catalog, override.catalog_id)
         if entry is None:
             errors.append(
                 {
@@ -29,17 +30,22 @@ def apply_catalog_prices(catalog: Catalog, overrides) -> tuple[Catalog, list[dic
                 }
             )
             continue
+        date = entry.price_date or entry.sources[0].date
         source = {
             "title": f"Design price override ({OVERRIDE_PATH})",
             "ref": "design spec",
-            "date": entry.price_date or entry.sources[0].date,
+            "date": date,
             "note": "stated",
         }
-        updated = entry.model_dump(mode="json")
-        updated.update(
-            price_usd=override.unit_price_usd,
-            price_date=entry.price_date or entry.sources[0].date,
-            sources=[source, *updated["sources"]],
-        )
+        updated = entry_with_price(entry, override.unit_price_usd, source, date)
         catalog = catalog.with_entries(kind, [updated], override=True)
     return catalog, errors
+
+
+def entry_with_price(entry, unit_price_usd: float, source: dict, price_date: str) -> dict:
+    """The entry as data with a new unit price, the price's source first in its sources."""
+    updated = entry.model_dump(mode="json")
+    updated.update(
+        price_usd=unit_price_usd, price_date=price_date, sources=[source, *updated["sources"]]
+    )
+    return updated

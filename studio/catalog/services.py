@@ -1,9 +1,12 @@
 """Writes of a team's catalog entries; the engine's catalog models are the validator."""
 
+import re
+
 from django.db import transaction
 from pydantic import ValidationError as PydanticValidationError
 
-from models_engine.catalog import KINDS, CatalogError
+from models_engine.catalog import KINDS, CatalogError, load_catalog
+from models_engine.price_overrides import entry_with_price, priced_entry
 from studio.catalog.models import TeamCatalogEntry
 from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
@@ -31,9 +34,13 @@ def team_entry_create(*, actor, team, kind: str, data: dict) -> TeamCatalogEntry
         raise CatalogEntryInvalid({"kind": [f"must be one of: {', '.join(KINDS)}"]})
     if not isinstance(data, dict):
         raise CatalogEntryInvalid({"data": ["must be a JSON object"]})
+    entry_id = data.get("id")
+    if TeamCatalogEntry.objects.filter(team=team, kind=kind, entry_id=entry_id).exists():
+        raise CatalogEntryInvalid({"id": [f"your team already has a {kind} entry '{entry_id}'"]})
     try:
-        # Validate against the team's current catalog: same models, clashes and references.
-        team_catalog(team.pk).with_entries(kind, [data])
+        # Validated by the same models as the built-in catalog; a built-in id is replaced by
+        # the team's version (e.g. a negotiated price).
+        team_catalog(team.pk).with_entries(kind, [data], override=True)
     except PydanticValidationError as exc:
         raise CatalogEntryInvalid(_pydantic_errors(exc)) from exc
     except CatalogError as exc:
@@ -61,3 +68,34 @@ def team_entry_delete(*, actor, entry: TeamCatalogEntry) -> None:
         data={"kind": entry.kind, "id": entry.entry_id},
     )
     entry.delete()
+
+
+def team_price_override(
+    *, actor, team, catalog_id: str, unit_price_usd: float, quote: str, quote_date: str
+) -> TeamCatalogEntry:
+    """The team's negotiated unit price for a built-in catalog item, with the quote as its
+    source: stored as the team's version of that entry."""
+    errors: dict[str, list[str]] = {}
+    kind, entry = priced_entry(load_catalog(), catalog_id)
+    if entry is None:
+        errors["catalog_id"] = ["not a priced built-in catalog entry"]
+    if not quote.strip():
+        errors["quote"] = ["name the quote or contract the price comes from"]
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", quote_date or ""):
+        errors["quote_date"] = ["a date: YYYY, YYYY-MM or YYYY-MM-DD"]
+    if not isinstance(unit_price_usd, int | float) or unit_price_usd < 0:
+        errors["unit_price_usd"] = ["a price of zero or more, in USD"]
+    if errors:
+        raise CatalogEntryInvalid(errors)
+    source = {
+        "title": f"Negotiated price: {quote.strip()}",
+        "ref": f"team {team.slug}",
+        "date": quote_date,
+        "note": "stated",
+    }
+    return team_entry_create(
+        actor=actor,
+        team=team,
+        kind=kind,
+        data=entry_with_price(entry, unit_price_usd, source, quote_date),
+    )

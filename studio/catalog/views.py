@@ -26,19 +26,38 @@ def _team_from_request(request):
     return teams.first(), teams
 
 
+def _negotiated_price(user, team, submitted: dict) -> None:
+    try:
+        price = float(submitted["unit_price_usd"])
+    except ValueError as exc:
+        raise services.CatalogEntryInvalid({"unit_price_usd": ["a number, in USD"]}) from exc
+    services.team_price_override(
+        actor=user,
+        team=team,
+        catalog_id=submitted["catalog_id"].strip(),
+        unit_price_usd=price,
+        quote=submitted["quote"],
+        quote_date=submitted["quote_date"],
+    )
+
+
 @login_required
 def catalog_page(request):
     team, teams = _team_from_request(request)
-    errors, submitted = {}, {"kind": "gpus", "data": ""}
+    errors, submitted = {}, {"kind": "gpus", "data": "", "form": ""}
     if request.method == "POST":
         if team is None or not user_has_role(request.user, team.pk, Role.EDITOR):
             raise PermissionDenied("Adding catalog entries needs the editor role in the team.")
-        submitted = {"kind": request.POST.get("kind", ""), "data": request.POST.get("data", "")}
+        fields = ("form", "kind", "data", "catalog_id", "unit_price_usd", "quote", "quote_date")
+        submitted = {key: request.POST.get(key, "") for key in fields}
         try:
-            data = json.loads(submitted["data"])
-            services.team_entry_create(
-                actor=request.user, team=team, kind=submitted["kind"], data=data
-            )
+            if submitted["form"] == "price":
+                _negotiated_price(request.user, team, submitted)
+            else:
+                data = json.loads(submitted["data"])
+                services.team_entry_create(
+                    actor=request.user, team=team, kind=submitted["kind"], data=data
+                )
         except json.JSONDecodeError as exc:
             errors = {"data": [f"not valid JSON: {exc}"]}
         except services.CatalogEntryInvalid as exc:

@@ -116,3 +116,70 @@ def test_spec_reference_page_documents_every_field(client, team_a):
     page = client.get("/docs/spec/").content.decode()
     for row in field_docs():
         assert f"<code>{row['path']}</code>" in page, row["path"]
+
+
+def test_a_team_negotiated_price_replaces_the_catalog_price_in_its_runs(
+    client, team_a, team_b, design_in
+):
+    alice, alpha = team_a
+    design = design_in(alice, alpha, slug="dgx-h100-superpod-4su")
+    before = run_services.run_execute(
+        run_id=run_services.run_enqueue(
+            actor=alice, revision=design.latest_revision, dispatch=False
+        ).pk
+    )
+    client.force_login(alice)
+    response = client.post(
+        "/catalog/",
+        {
+            "team": alpha.pk,
+            "form": "price",
+            "catalog_id": "nvidia-qm9700",
+            "unit_price_usd": "30000",
+            "quote": "ACME NDR quote 4711",
+            "quote_date": "2026-10",
+        },
+    )
+    assert response.status_code == 302
+    after = run_services.run_execute(
+        run_id=run_services.run_enqueue(
+            actor=alice, revision=design.latest_revision, dispatch=False
+        ).pk
+    )
+    assert after.cached_from is None  # the team's catalog changed
+    assert after.results["headline"]["capex_usd"] < before.results["headline"]["capex_usd"]
+    line = next(
+        item
+        for item in after.results["cost"]["capex"]["lines"]
+        if item.get("catalog_id") == "nvidia-qm9700"
+    )
+    assert line["unit_price_usd"] == 30000 and "ACME NDR quote 4711" in line["source_title"]
+    # Another team still sees the list price.
+    bob, bravo = team_b
+    other = design_in(bob, bravo, slug="dgx-h100-superpod-4su")
+    theirs = run_services.run_execute(
+        run_id=run_services.run_enqueue(
+            actor=bob, revision=other.latest_revision, dispatch=False
+        ).pk
+    )
+    assert theirs.results["headline"]["capex_usd"] == before.results["headline"]["capex_usd"]
+
+
+def test_a_negotiated_price_needs_a_known_id_a_quote_and_a_date(client, team_a):
+    alice, alpha = team_a
+    client.force_login(alice)
+    page = client.post(
+        "/catalog/",
+        {
+            "team": alpha.pk,
+            "form": "price",
+            "catalog_id": "nope",
+            "unit_price_usd": "-1",
+            "quote": "",
+            "quote_date": "soon",
+        },
+    )
+    body = page.content.decode()
+    for field in ("catalog_id", "quote", "quote_date", "unit_price_usd"):
+        assert f"<code>{field}</code>" in body
+    assert not TeamCatalogEntry.objects.exists()
