@@ -111,6 +111,15 @@ def security_facts(results: dict) -> dict:
     """Facts other engines established, in the security engine's vocabulary; facts not
     given here are derived from the spec by the security engine itself."""
     facts = {}
+    fabric = results.get("fabric")
+    if fabric is not None:
+        # What the fabric engine actually built: a converged network rides the compute fabric.
+        frontend = fabric.get("frontend_network", {}).get("mode")
+        storage = fabric.get("storage_network", {}).get("mode")
+        if frontend:
+            facts["fabric.frontend_on_compute_fabric"] = frontend == "converged"
+        if storage:
+            facts["fabric.storage_on_compute_fabric"] = storage == "converged"
     regions = results.get("regions")
     if regions is not None:
         facts["regions.residency_violations"] = [
