@@ -26,6 +26,7 @@ from .trace import (
     catalog_trace,
     derived,
     override_trace,
+    storage_service_line,
     total,
 )
 
@@ -435,17 +436,11 @@ def storage_lines(
             sku = catalog.storage[DEFAULT_MEDIA[tier.kind]]
             note = "raw media only (servers, controllers and software not priced)"
         if sku.price_usd_per_tb_month is not None and sku.price_usd_per_tb is None:
-            yearly = sku.price_usd_per_tb_month * 12.0
             services.append(
-                CostLine(
-                    part="storage_services",
-                    item=f"{label}: {sku.name}",
-                    catalog_id=sku.id,
-                    quantity=tier.usable_tb,
-                    unit="TB usable (per year)",
-                    unit_price_usd=yearly,
-                    total_usd=yearly * tier.usable_tb,
-                    trace=catalog_trace("storage", sku),
+                storage_service_line(
+                    f"{label}: {sku.name}",
+                    sku,
+                    tier.usable_tb,
                     note="service price per usable TB-month x 12 (durability included)",
                     extra=extra,
                 )

@@ -26,6 +26,7 @@ from .trace import (
     catalog_trace,
     derived,
     override_trace,
+    storage_service_line,
 )
 
 TERMS = ("on-demand", "reserved-1yr", "reserved-3yr")
@@ -185,17 +186,6 @@ def cloud_storage_lines(
             sku = catalog.storage.get(equivalents.get(tier.kind, ""))
         if sku is None or sku.price_usd_per_tb_month is None:
             continue
-        yearly = sku.price_usd_per_tb_month * 12.0
-        out.append(
-            CostLine(
-                part="storage_services",
-                item=f"storage tier {tier.index} ({tier.kind}) as {sku.name}",
-                catalog_id=sku.id,
-                quantity=tier.usable_tb,
-                unit="TB usable (per year)",
-                unit_price_usd=yearly,
-                total_usd=yearly * tier.usable_tb,
-                trace=catalog_trace("storage", sku),
-            )
-        )
+        item = f"storage tier {tier.index} ({tier.kind}) as {sku.name}"
+        out.append(storage_service_line(item, sku, tier.usable_tb))
     return out

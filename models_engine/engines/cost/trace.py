@@ -162,3 +162,19 @@ class CostLine:
 def total(lines: list[CostLine] | tuple[CostLine, ...]) -> float:
     """Sum of the priced lines (unpriced lines are reported separately, not as zero)."""
     return float(sum(line.total_usd for line in lines if line.total_usd is not None))
+
+
+def storage_service_line(item: str, sku, usable_tb: float, **details) -> CostLine:
+    """A storage tier bought as a service: per usable TB-month x 12 (durability included)."""
+    yearly = sku.price_usd_per_tb_month * 12.0
+    return CostLine(
+        part="storage_services",
+        item=item,
+        catalog_id=sku.id,
+        quantity=usable_tb,
+        unit="TB usable (per year)",
+        unit_price_usd=yearly,
+        total_usd=yearly * usable_tb,
+        trace=catalog_trace("storage", sku),
+        **details,
+    )
