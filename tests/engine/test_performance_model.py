@@ -94,37 +94,11 @@ KORTHIKANTI_MFU = {
 
 
 def test_korthikanti_mfu_in_its_own_convention_within_5_percent():
-    from tests.engine.test_performance_validation import KORTHIKANTI, design
+    from tests.engine.test_performance_validation import korthikanti_design
 
     print("\nKorthikanti seq-par + selective MFU: published vs model")
-    for name, (h, layers, heads, gpus, batch, published) in KORTHIKANTI_MFU.items():
-        *_, tp, pp, v, _, mbs, _, _ = KORTHIKANTI[name]
-        doc = design(
-            gpu="a100-sxm-80gb",
-            gpus=gpus,
-            layers=layers,
-            hidden=h,
-            heads=heads,
-            ffn=4 * h,
-            seq=2048,
-            vocab=51200,
-            batch=batch,
-            precision="fp16",
-            gated=False,
-            tied=True,
-            nic="cx6-hdr-200g",
-            nic_gbps=200,
-            parallelism={
-                "tp": tp,
-                "pp": pp,
-                "dp": 1,
-                "virtual_stages": v,
-                "micro_batch_size": mbs,
-                "zero_stage": 0,
-                "sequence_parallel": True,
-                "recompute": "selective",
-            },
-        )
+    for name, (h, layers, _heads, gpus, batch, published) in KORTHIKANTI_MFU.items():
+        doc = korthikanti_design(name, full_recompute=False)
         step = run(doc)["step_time_s"]
         s = 2048
         flops = 72 * batch * s * layers * h**2 * (1 + s / (6 * h) + 51200 / (12 * layers * h))
