@@ -176,6 +176,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith("filesystem")
     else {"visibility_timeout": 3600}
 )
+# kombu's filesystem transport expects its folders to exist (created here, not in a Celery
+# signal: reading the app's configuration from on_configure recurses).
+for _folder in (
+    CELERY_BROKER_TRANSPORT_OPTIONS.get("data_folder_in", ""),
+    CELERY_BROKER_TRANSPORT_OPTIONS.get("processed_folder", ""),
+):
+    if _folder:
+        Path(_folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
