@@ -1,32 +1,42 @@
-"""Run every engine on a design, in dependency order, and return plain JSON-ready results.
+"""Run every engine on a design as a declared graph and return the stored JSON of each typed
+result plus the headline.
 
-Each engine step reads the spec, the catalog and the results of the steps before it; the
-order below is the dependency order (fabric and power feed performance, reliability and cost;
-security reads facts from all of them)."""
+Each step names the typed results it consumes (`Step.consumes`); the pipeline runs the steps
+in that order and hands each one exactly those results. One owner per quantity (see
+`models_engine/OWNERS.md`): fabric owns switches, links and optics; facility racks, power and
+cooling; storage checkpoint bytes and times; performance the single-site step; regions what
+the WAN adds; reliability interruptions and time to train with failures; cost prices the
+others' bills of materials. Sites are first-class: fabric, facility and storage are sized per
+site (`models_engine.sites`).
+"""
+
+from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from models_engine.catalog import Catalog, load_catalog
+from models_engine.catalog import Catalog
 from models_engine.engines.cost import evaluate_cost
-from models_engine.engines.fabric import evaluate_fabric
-from models_engine.engines.facility import evaluate_facility
+from models_engine.engines.cost.result import CostResult
+from models_engine.engines.fabric import FabricResult, evaluate_fabric
+from models_engine.engines.facility import FacilityResult, evaluate_facility
 from models_engine.engines.performance import evaluate_performance
+from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions import evaluate_regions
+from models_engine.engines.regions.result import RegionsResult
 from models_engine.engines.reliability import evaluate_reliability
+from models_engine.engines.reliability.result import ReliabilityResult
+from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
 from models_engine.engines.security import evaluate_security
-from models_engine.engines.storage import evaluate_storage
+from models_engine.engines.security.result import SecurityResult
+from models_engine.engines.storage import StorageResult, evaluate_storage
 from models_engine.engines.sweep import scaling_curve
-from models_engine.hardware import GpuFigures, resolve_gpu
-from models_engine.price_overrides import apply_catalog_prices
-from models_engine.spec import (
-    SPEC_VERSION,
-    DesignSpec,
-    SpecValidationError,
-    parse_design,
-    reference_errors,
-    spec_hash,
-)
+from models_engine.engines.sweep.result import ScalingResult
+from models_engine.hardware import GpuFigures
+from models_engine.headline import headline
+from models_engine.sites import SiteSlice, site_slices
+from models_engine.spec import SPEC_VERSION, DesignSpec, spec_hash
+from models_engine.validate import catalog_with, validate_design
 
 ProgressCallback = Callable[[str, list[str]], None]
 MONTE_CARLO_RUNS = 10_000
@@ -37,121 +47,185 @@ class EvaluationContext:
     spec: DesignSpec
     catalog: Catalog
     gpu: GpuFigures
+    sites: list[SiteSlice]
     accepted_risks: list[dict] = field(default_factory=list)
-    results: dict = field(default_factory=dict)
+    results: dict[str, EngineResult] = field(default_factory=dict)
 
 
-def _fabric(ctx: EvaluationContext) -> dict:
-    return evaluate_fabric(ctx.spec, ctx.catalog)
+@dataclass(frozen=True)
+class Step:
+    name: str
+    consumes: tuple[str, ...]
+    run: Callable[..., EngineResult]
 
 
-def _performance(ctx: EvaluationContext) -> dict:
-    return evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog)
+def _fabric(ctx: EvaluationContext) -> FabricResult:
+    return evaluate_fabric(ctx.spec, ctx.catalog, sites=ctx.sites)
 
 
-def _storage(ctx: EvaluationContext) -> dict:
+def _performance(ctx: EvaluationContext, fabric: FabricResult) -> PerformanceResult:
+    # TRANSITIONAL: the performance engine does not read the fabric result yet.
+    return PerformanceResult.model_validate(evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog))
+
+
+def _storage(ctx: EvaluationContext, performance: PerformanceResult) -> StorageResult:
     return evaluate_storage(
-        ctx.spec, ctx.catalog, tokens_per_s=ctx.results["performance"].get("tokens_per_s")
+        ctx.spec, ctx.catalog, tokens_per_s=performance.tokens_per_s, sites=ctx.sites
     )
 
 
-def _facility(ctx: EvaluationContext) -> dict:
-    return evaluate_facility(
-        ctx.spec, ctx.catalog, fabric=ctx.results["fabric"], storage=ctx.results["storage"]
-    )
+def _facility(
+    ctx: EvaluationContext, fabric: FabricResult, storage: StorageResult
+) -> FacilityResult:
+    return evaluate_facility(ctx.spec, ctx.catalog, fabric=fabric, storage=storage, sites=ctx.sites)
 
 
-def _reliability(ctx: EvaluationContext) -> dict:
-    r = ctx.results
-    return evaluate_reliability(
+def _regions(
+    ctx: EvaluationContext, performance: PerformanceResult, storage: StorageResult
+) -> RegionsResult:
+    # TRANSITIONAL: regions still reads plain dicts and does not own the WAN-added step yet.
+    legacy = evaluate_regions(
         ctx.spec,
         ctx.catalog,
-        fabric=r["fabric"],
-        storage=r["storage"],
-        facility=r["facility"],
-        performance=r["performance"],
+        performance=performance.to_json(),
+        storage=storage.primary.to_json(),
+    )
+    return RegionsResult.model_validate({**legacy, "training": None})
+
+
+def _reliability(
+    ctx: EvaluationContext,
+    fabric: FabricResult,
+    storage: StorageResult,
+    facility: FacilityResult,
+    performance: PerformanceResult,
+    regions: RegionsResult,
+) -> ReliabilityResult:
+    # TRANSITIONAL: reliability still reads plain dicts of the largest site.
+    del regions
+    legacy = evaluate_reliability(
+        ctx.spec,
+        ctx.catalog,
+        fabric=fabric.primary.to_json(),
+        storage=storage.primary.to_json(),
+        facility=facility.primary.to_json(),
+        performance=performance.to_json(),
         # A seeded Monte Carlo of time to train: the spread, not only the mean (~3 ms).
         monte_carlo_runs=MONTE_CARLO_RUNS,
         seed=0,
     )
+    return ReliabilityResult.model_validate(legacy)
 
 
-def _regions(ctx: EvaluationContext) -> dict:
-    r = ctx.results
-    return evaluate_regions(
-        ctx.spec, ctx.catalog, performance=r["performance"], storage=r["storage"]
-    )
-
-
-def _cost(ctx: EvaluationContext) -> dict:
-    r = ctx.results
-    return evaluate_cost(
+def _cost(
+    ctx: EvaluationContext,
+    fabric: FabricResult,
+    facility: FacilityResult,
+    storage: StorageResult,
+    performance: PerformanceResult,
+    regions: RegionsResult,
+    reliability: ReliabilityResult,
+) -> CostResult:
+    # TRANSITIONAL: cost still reads plain dicts.
+    legacy = evaluate_cost(
         ctx.spec,
         ctx.catalog,
-        fabric=r.get("fabric"),
-        facility=r.get("facility"),
-        storage=r.get("storage"),
-        performance=r.get("performance"),
-        reliability=r.get("reliability"),
-        regions=r.get("regions"),
+        fabric={**fabric.primary.to_json(), "bom": [line.model_dump() for line in fabric.bom]},
+        facility=facility.primary.to_json(),
+        storage=storage.primary.to_json(),
+        performance=performance.to_json(),
+        regions=regions.to_json(),
+        reliability=reliability.to_json(),
+    )
+    return CostResult.model_validate(legacy)
+
+
+def _scaling(
+    ctx: EvaluationContext, performance: PerformanceResult, regions: RegionsResult
+) -> ScalingResult:
+    # TRANSITIONAL: the scaling curve does not read the design's step yet.
+    del performance, regions
+    return ScalingResult.model_validate(scaling_curve(ctx.spec, ctx.gpu, ctx.catalog))
+
+
+def _security(
+    ctx: EvaluationContext, fabric: FabricResult, regions: RegionsResult
+) -> SecurityResult:
+    return SecurityResult.model_validate(
+        evaluate_security(
+            ctx.spec,
+            facts=security_facts(fabric, regions),
+            accepted_risks=ctx.accepted_risks,
+        )
     )
 
 
-def _scaling(ctx: EvaluationContext) -> dict:
-    return scaling_curve(ctx.spec, ctx.gpu, ctx.catalog)
-
-
-def _security(ctx: EvaluationContext) -> dict:
-    return evaluate_security(
-        ctx.spec, facts=security_facts(ctx.results), accepted_risks=ctx.accepted_risks
-    )
-
-
-def security_facts(results: dict) -> dict:
+def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
     """Facts other engines established, in the security engine's vocabulary; facts not
     given here are derived from the spec by the security engine itself."""
-    facts = {}
-    fabric = results.get("fabric")
-    if fabric is not None:
-        # What the fabric engine actually built: a converged network rides the compute fabric.
-        frontend = fabric.get("frontend_network", {}).get("mode")
-        storage = fabric.get("storage_network", {}).get("mode")
-        if frontend:
-            facts["fabric.frontend_on_compute_fabric"] = frontend == "converged"
-        if storage:
-            facts["fabric.storage_on_compute_fabric"] = storage == "converged"
-    regions = results.get("regions")
-    if regions is not None:
-        facts["regions.residency_violations"] = [
+    # What the fabric engine actually built: a converged network rides the compute fabric
+    # (at any site).
+    return {
+        "fabric.frontend_on_compute_fabric": any(
+            site.frontend_network.mode == "converged" for site in fabric.sites
+        ),
+        "fabric.storage_on_compute_fabric": any(
+            site.storage_network.mode == "converged" for site in fabric.sites
+        ),
+        "regions.residency_violations": [
             finding
-            for finding in regions.get("residency_findings", [])
+            for finding in regions.residency_findings
             if finding.get("severity") in ("critical", "high")
-        ]
-    return facts
+        ],
+    }
 
 
-ENGINES: dict[str, Callable[[EvaluationContext], dict]] = {
-    "fabric": _fabric,
-    "performance": _performance,
-    "storage": _storage,
-    "facility": _facility,
-    "reliability": _reliability,
-    "regions": _regions,
-    "cost": _cost,
-    "scaling": _scaling,
-    "security": _security,
-}
-ENGINE_ORDER = list(ENGINES)
+STEPS: tuple[Step, ...] = (
+    Step("fabric", (), _fabric),
+    Step("performance", ("fabric",), _performance),
+    Step("storage", ("performance",), _storage),
+    Step("facility", ("fabric", "storage"), _facility),
+    Step("regions", ("performance", "storage"), _regions),
+    Step(
+        "reliability",
+        ("fabric", "storage", "facility", "performance", "regions"),
+        _reliability,
+    ),
+    Step(
+        "cost",
+        ("fabric", "facility", "storage", "performance", "regions", "reliability"),
+        _cost,
+    ),
+    Step("scaling", ("performance", "regions"), _scaling),
+    Step("security", ("fabric", "regions"), _security),
+)
+ENGINE_ORDER = [step.name for step in STEPS]
 
 
-def catalog_with(entries: dict[str, list[dict]] | None) -> Catalog:
-    """The built-in catalog plus a team's own entries ({kind: [entry, ...]}); a team entry
-    with a built-in id replaces it (the team's negotiated version of that item)."""
-    catalog = load_catalog()
-    for kind, items in (entries or {}).items():
-        if items:
-            catalog = catalog.with_entries(kind, items, override=True)
-    return catalog
+def run_engines(
+    spec: DesignSpec,
+    catalog: Catalog,
+    gpu: GpuFigures,
+    *,
+    on_progress: ProgressCallback | None = None,
+    accepted_risks: list[dict] | None = None,
+) -> dict[str, EngineResult]:
+    """Every engine's typed result, keyed by engine name."""
+    ctx = EvaluationContext(
+        spec=spec,
+        catalog=catalog,
+        gpu=gpu,
+        sites=site_slices(spec),
+        accepted_risks=list(accepted_risks or []),
+    )
+    completed: list[str] = []
+    for step in STEPS:
+        if on_progress:
+            on_progress(step.name, list(completed))
+        inputs = {name: ctx.results[name] for name in step.consumes}
+        ctx.results[step.name] = step.run(ctx, **inputs)
+        completed.append(step.name)
+    return ctx.results
 
 
 def evaluate(
@@ -164,77 +238,25 @@ def evaluate(
 
     `on_progress(engine, completed)` is called before each engine starts; `catalog_entries`
     adds a team's own catalog entries; `accepted_risks` are the design's accepted security
-    findings ({check_id, reason, owner, expires}).
+    findings ({check_id, reason, owner, expires}). Returns the stored JSON: each engine's
+    typed result serialised once, plus the headline read from those typed results.
     """
-    spec = parse_design(spec_doc)
-    catalog, price_errors = apply_catalog_prices(
-        catalog_with(catalog_entries), spec.economics.price_overrides.catalog_prices
+    design = validate_design(spec_doc, catalog_entries)
+    results = run_engines(
+        design.spec,
+        design.catalog,
+        design.gpu,
+        on_progress=on_progress,
+        accepted_risks=accepted_risks,
     )
-    unknown = reference_errors(spec, catalog) + price_errors
-    if unknown:
-        raise SpecValidationError(unknown)
-    ctx = EvaluationContext(
-        spec=spec,
-        catalog=catalog,
-        gpu=resolve_gpu(spec.compute, catalog),
-        accepted_risks=list(accepted_risks or []),
-    )
-    completed: list[str] = []
-    for name in ENGINE_ORDER:
-        if on_progress:
-            on_progress(name, list(completed))
-        ctx.results[name] = ENGINES[name](ctx)
-        completed.append(name)
     return {
         "engine_version": _engine_version(),
         "spec_version": SPEC_VERSION,
-        "spec_hash": spec_hash(spec),
-        "gpu": {"id": ctx.gpu.id, "name": ctx.gpu.name},
-        **ctx.results,
-        "headline": headline(ctx.results),
-    }
-
-
-def headline(results: dict) -> dict:
-    """The figures a review board compares, each read from its engine's result."""
-    performance = results.get("performance", {})
-    memory = performance.get("memory", {})
-    power = results.get("facility", {}).get("power", {})
-    reliability = results.get("reliability", {})
-    time_to_train = reliability.get("time_to_train") or {}
-    figures = {
-        "step_time_s": performance.get("step_time_s"),
-        # With the reliability engine's interruptions, checkpoints and restarts included.
-        "time_to_train_days": time_to_train.get("with_failures_days")
-        or performance.get("time_to_train_days"),
-        "mfu": performance.get("mfu"),
-        "tokens_per_s": performance.get("tokens_per_s"),
-        "mtti_h": reliability.get("mtti_hours"),
-        "goodput": reliability.get("goodput", {}).get("ratio")
-        if isinstance(reliability.get("goodput"), dict)
-        else reliability.get("goodput"),
-        "it_power_kw": power.get("it_kw", {}).get("total"),
-        "facility_power_kw": power.get("facility_kw"),
-        "racks": results.get("facility", {}).get("rack_summary", {}).get("total_racks"),
-        **cost_headline(results.get("cost", {})),
-        "memory_per_gpu_gib": memory.get("total_gib"),
-        "fits_in_hbm": memory.get("fits"),
-        "parameters_total_b": performance.get("model", {}).get("parameters_total_b"),
-        "security_score_pct": results.get("security", {}).get("score", {}).get("overall_pct"),
-        "security_grade": results.get("security", {}).get("score", {}).get("grade"),
-    }
-    return {key: value for key, value in figures.items() if value is not None}
-
-
-def cost_headline(cost: dict) -> dict:
-    summary = cost.get("summary", {})
-    return {
-        "capex_usd": cost.get("capex", {}).get("total_usd"),
-        "tco_usd": summary.get("tco_npv_usd"),
-        "usd_per_gpu_hour": summary.get("cost_per_delivered_gpu_hour_usd"),
-        "training_run_usd": summary.get("training_run_cost_usd"),
-        "carbon_tco2e_per_year": summary.get("carbon_tco2e_per_year"),
-        "usd_per_million_tokens": summary.get("cost_per_million_tokens_usd"),
+        "result_schema_version": RESULT_SCHEMA_VERSION,
+        "spec_hash": spec_hash(design.spec),
+        "gpu": {"id": design.gpu.id, "name": design.gpu.name},
+        **{name: result.to_json() for name, result in results.items()},
+        "headline": headline(results),
     }
 
 
@@ -242,3 +264,6 @@ def _engine_version() -> str:
     from models_engine import __version__
 
     return __version__
+
+
+__all__ = ["ENGINE_ORDER", "STEPS", "catalog_with", "evaluate", "run_engines"]

@@ -1,7 +1,8 @@
 """Fabric engine: the NVLink (scale-up) domain, the compute (scale-out) fabric, the frontend and
 storage networks, RoCE lossless checks, and the bill of materials.
 
-    evaluate_fabric(spec, catalog) -> dict   # plain JSON-ready data, units in key names
+    evaluate_fabric(spec, catalog) -> FabricResult   # one fabric per site, plus the WAN
+    evaluate_site_networks(site_spec, catalog) -> dict  # the networks of one site
 
 Validated against the NVIDIA DGX SuperPOD reference architectures (fabric_power.md [S1]):
 switch and cable counts come from radix, rails, planes and the equal-links-per-spine rule, not
@@ -33,14 +34,15 @@ from .report import (
     power_block,
     transceivers_block,
 )
+from .result import FabricResult, SiteFabric
 from .roce import roce_check
 from .scale_up import evaluate_scale_up
 
-__all__ = ["evaluate_fabric"]
+__all__ = ["FabricResult", "SiteFabric", "evaluate_fabric", "evaluate_site_networks"]
 
 
-def evaluate_fabric(spec, catalog) -> dict:
-    """Size and cost the networks of a design (`DesignSpec`) from the hardware `catalog`."""
+def evaluate_site_networks(spec, catalog) -> dict:
+    """Size and cost the networks of one site (`spec` scoped to that site's GPUs)."""
     gpu = resolve_gpu(spec.compute, catalog)
     system = resolve_system(spec.compute, catalog, gpu)
     fabric = spec.fabric
@@ -178,3 +180,6 @@ def _nic_line(cf, nic, system) -> dict:
         placement="compute rack",
         note="part of the system (its price and max power include it)" if included else None,
     )
+
+
+from .cluster import evaluate_fabric  # noqa: E402  (the cluster assembles the site fabrics)

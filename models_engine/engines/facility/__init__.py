@@ -1,11 +1,11 @@
 """Facility engine: racks and their elevations, IT and facility power with PUE, annual energy,
 power and cooling redundancy, cooling feasibility per rack density, liquid fraction and water.
 
-    evaluate_facility(spec, catalog, *, fabric=None, storage=None, cooling_thresholds_kw=None)
-        -> dict   # plain JSON-ready data, units in key names
+    evaluate_facility(spec, catalog, *, fabric, storage=None, cooling_thresholds_kw=None)
+        -> FacilityResult   # one facility per site, plus cluster totals
 
-`fabric` is the fabric engine's result (computed here when not given): its BOM supplies the
-switches, optics and appliances. `cooling_thresholds_kw` overrides the catalog's max rack kW per
+`fabric` is the fabric engine's `FabricResult`: each site's BOM supplies that site's switches,
+optics and appliances. `cooling_thresholds_kw` overrides the catalog's max rack kW per
 cooling type ({cooling id: kW}), since published thresholds disagree.
 """
 
@@ -19,9 +19,10 @@ from .cooling import cooling_block
 from .data import BREAKER_CONTINUOUS_DERATING
 from .power import energy_block, it_power_kw, pue_for, redundancy_block
 from .racks import compute_racks, floor_plan, network_racks, place_on_floor
+from .result import FacilityResult, SiteFacility
 from .systems import resolve_system, systems_per_rack
 
-__all__ = ["evaluate_facility"]
+__all__ = ["FacilityResult", "SiteFacility", "evaluate_facility", "evaluate_site_facility"]
 
 
 def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
@@ -43,16 +44,8 @@ def storage_power_kw(spec, catalog) -> tuple[float, list[str]]:
     return known, unknown
 
 
-def evaluate_facility(
-    spec, catalog, *, fabric=None, storage=None, cooling_thresholds_kw=None
-) -> dict:
-    """Facility results for a `DesignSpec`. `storage` (the storage engine's result) is accepted
-    for the dependency order; storage power comes from the catalog."""
-    del storage  # storage power is read from the catalog entries of the tiers
-    if fabric is None:
-        from models_engine.engines.fabric import evaluate_fabric
-
-        fabric = evaluate_fabric(spec, catalog)
+def evaluate_site_facility(spec, catalog, *, fabric: dict, cooling_thresholds_kw=None) -> dict:
+    """Facility of one site (`spec` scoped to that site, `fabric` that site's networks)."""
     facility, compute = spec.facility, spec.compute
     gpu = resolve_gpu(compute, catalog)
     system = resolve_system(compute, catalog, gpu)
@@ -166,3 +159,6 @@ def _findings(spec, system, storage_unknown: list[str], pue_source: str) -> list
     if pue_source.startswith("fallback"):
         out.append(_finding("facility-pue-fallback", "info", f"PUE: {pue_source}", "facility.pue"))
     return out
+
+
+from .cluster import evaluate_facility  # noqa: E402  (the cluster assembles the site facilities)

@@ -1,7 +1,9 @@
 """Storage engine: data-loading bandwidth needed vs provided, cache fit, checkpoint size and
 write time per tier (sync vs async), retention over the horizon, and durability.
 
-    evaluate_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None) -> dict
+    evaluate_storage(spec, catalog, *, tokens_per_s=None) -> StorageResult  # per site
+    evaluate_site_storage(site_spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None)
+        -> dict   # the storage of one site
 
 `tokens_per_s` comes from the performance engine; without it a placeholder is estimated (6 x
 params FLOPs per token at 40% of BF16 peak) and flagged. `checkpoint_bytes` overrides the derived
@@ -16,9 +18,10 @@ from models_engine.hardware import resolve_gpu
 from .checkpoint import checkpoint_block, retention_block
 from .data import PLACEHOLDER_MFU, SERVING_BYTES_PER_WEIGHT, TRAINING_FLOPS_PER_PARAM_PER_TOKEN
 from .durability import durability_block
+from .result import SiteStorage, StorageResult
 from .throughput import cache_block, network_gbytes_per_s, read_block
 
-__all__ = ["evaluate_storage"]
+__all__ = ["SiteStorage", "StorageResult", "evaluate_site_storage", "evaluate_storage"]
 
 
 def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
@@ -31,8 +34,8 @@ def placeholder_tokens_per_s(spec, gpu, parameters: float) -> float:
     return flops / (TRAINING_FLOPS_PER_PARAM_PER_TOKEN * parameters)
 
 
-def evaluate_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None) -> dict:
-    """Storage results for a `DesignSpec`; plain JSON-ready data."""
+def evaluate_site_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None) -> dict:
+    """Storage of one site (`spec` scoped to that site); `tokens_per_s` is that site's rate."""
     gpu = resolve_gpu(spec.compute, catalog)
     compute, storage = spec.compute, spec.storage
     nodes = compute.gpu_count // compute.gpus_per_node
@@ -213,3 +216,6 @@ def _checkpoint_findings(checkpoint: dict) -> list[dict]:
             )
         )
     return out
+
+
+from .cluster import evaluate_storage  # noqa: E402  (the cluster assembles the site storage)

@@ -1,0 +1,75 @@
+"""Typed result of the performance engine.
+
+The performance engine owns the single-site step: memory fit per GPU, the layout, the step
+time split into compute, exposed communication, bubble and I/O, tokens/s, MFU and the
+failure-free time to train at that step. What the WAN adds across sites is the regions
+engine's; interruptions and restarts are the reliability engine's.
+"""
+
+from __future__ import annotations
+
+from models_engine.engines.result_base import EngineResult, JsonDict, ResultPart
+
+
+class Layout(ResultPart):
+    tp: int
+    pp: int
+    dp: int
+    cp: int
+    ep: int
+    virtual_stages: int
+    micro_batch_size: int
+    zero_stage: int
+    sequence_parallel: bool
+    recompute: str
+    first_stage_layers: int | None
+    last_stage_layers: int | None
+    chosen_by: str
+
+
+class Memory(ResultPart):
+    per_gpu_gib: dict[str, float]
+    total_gib: float
+    hbm_capacity_gib: float
+    headroom_gib: float
+    fits: bool
+    stage: str
+
+
+class ModelSize(ResultPart):
+    parameters_total_b: float
+    active_parameters_b: float | None = None
+    model_flops_per_token: float | None = None
+    moe_layers: int | None = None
+
+
+class PerformanceResult(EngineResult):
+    kind: str
+    layout: Layout
+    memory: Memory
+    model: ModelSize
+    step_time_s: float
+    breakdown_s: dict[str, float]
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    tflops_per_gpu: float
+    mfu: float
+    hfu: float
+    time_to_train_days: float | None
+    microbatches_per_step: float | None = None
+    tokens_per_step: int | None = None
+    hardware_tflops_per_gpu: float | None = None
+    peak_tflops_per_gpu: float | None = None
+    goodput: float | None = None
+    steps_to_train: float | None = None
+    collectives: JsonDict | None = None
+    inference: JsonDict | None = None
+    io: JsonDict | None = None
+    auto: JsonDict | None
+    hardware: JsonDict
+    warnings: list[str]
+    conventions: JsonDict
+
+    @property
+    def training(self) -> bool:
+        return self.kind == "training"

@@ -1,0 +1,46 @@
+"""One validation entry point for the pipeline, the quick look, the CLI and the studio.
+
+`validate_design(doc)` parses the spec (field errors name the field), applies the design's
+price overrides to the catalog (with the team's own entries), checks every catalog reference
+and resolves the GPU. Anything wrong raises `SpecValidationError` with every error found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models_engine.catalog import Catalog, load_catalog
+from models_engine.hardware import GpuFigures, resolve_gpu
+from models_engine.price_overrides import apply_catalog_prices
+from models_engine.spec import DesignSpec, SpecValidationError, parse_design, reference_errors
+
+
+@dataclass(frozen=True)
+class ValidDesign:
+    spec: DesignSpec
+    catalog: Catalog  # the team's catalog with the design's price overrides applied
+    gpu: GpuFigures
+
+
+def catalog_with(entries: dict[str, list[dict]] | None) -> Catalog:
+    """The built-in catalog plus a team's own entries ({kind: [entry, ...]}); a team entry
+    with a built-in id replaces it (the team's negotiated version of that item)."""
+    catalog = load_catalog()
+    for kind, items in (entries or {}).items():
+        if items:
+            catalog = catalog.with_entries(kind, items, override=True)
+    return catalog
+
+
+def validate_design(
+    spec_doc: dict, catalog_entries: dict[str, list[dict]] | None = None
+) -> ValidDesign:
+    """The parsed design and its catalog, or SpecValidationError naming each bad field."""
+    spec = parse_design(spec_doc)
+    catalog, price_errors = apply_catalog_prices(
+        catalog_with(catalog_entries), spec.economics.price_overrides.catalog_prices
+    )
+    unknown = reference_errors(spec, catalog) + price_errors
+    if unknown:
+        raise SpecValidationError(unknown)
+    return ValidDesign(spec=spec, catalog=catalog, gpu=resolve_gpu(spec.compute, catalog))
