@@ -68,9 +68,15 @@ def _performance(ctx: EvaluationContext, fabric: FabricResult) -> PerformanceRes
     return PerformanceResult.model_validate(evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog))
 
 
-def _storage(ctx: EvaluationContext, performance: PerformanceResult) -> StorageResult:
+def _storage(
+    ctx: EvaluationContext, performance: PerformanceResult, fabric: FabricResult
+) -> StorageResult:
     return evaluate_storage(
-        ctx.spec, ctx.catalog, tokens_per_s=performance.tokens_per_s, sites=ctx.sites
+        ctx.spec,
+        ctx.catalog,
+        fabric=fabric,
+        tokens_per_s=performance.tokens_per_s,
+        sites=ctx.sites,
     )
 
 
@@ -101,20 +107,18 @@ def _reliability(
     performance: PerformanceResult,
     regions: RegionsResult,
 ) -> ReliabilityResult:
-    # TRANSITIONAL: reliability still reads plain dicts of the largest site.
-    del regions
-    legacy = evaluate_reliability(
+    return evaluate_reliability(
         ctx.spec,
         ctx.catalog,
-        fabric=fabric.primary.to_json(),
-        storage=storage.primary.to_json(),
-        facility=facility.primary.to_json(),
-        performance=performance.to_json(),
+        fabric=fabric,
+        storage=storage,
+        facility=facility,
+        performance=performance,
+        regions=regions,
         # A seeded Monte Carlo of time to train: the spread, not only the mean (~3 ms).
         monte_carlo_runs=MONTE_CARLO_RUNS,
         seed=0,
     )
-    return ReliabilityResult.model_validate(legacy)
 
 
 def _cost(
@@ -183,7 +187,7 @@ def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
 STEPS: tuple[Step, ...] = (
     Step("fabric", (), _fabric),
     Step("performance", ("fabric",), _performance),
-    Step("storage", ("performance",), _storage),
+    Step("storage", ("performance", "fabric"), _storage),
     Step("facility", ("fabric", "storage"), _facility),
     Step("regions", ("performance", "storage"), _regions),
     Step(

@@ -21,11 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models_engine.catalog import load_catalog
-from models_engine.engines.fabric import evaluate_fabric
-from models_engine.engines.reliability import evaluate_reliability
+from models_engine.engines.regions.result import TrainingWithWan
 from models_engine.engines.storage import evaluate_storage
 from models_engine.spec import parse_design
 from tests.conftest import EXAMPLES, example_spec
+from tests.engine.reliability_inputs import reliability_of, upstream_results
 
 CATALOG = load_catalog()
 RSC1_PER_1000_NODE_DAYS = 6.50
@@ -58,7 +58,7 @@ def _a100_cluster(gpus: int) -> dict:
 
 
 def _evaluate(doc: dict, **kwargs) -> dict:
-    return evaluate_reliability(parse_design(doc), CATALOG, **kwargs)
+    return reliability_of(doc, **kwargs).to_json()
 
 
 def test_rsc1_node_failure_rate_is_reproduced_by_the_component_model():
@@ -87,9 +87,7 @@ def test_measured_node_rate_override_gives_the_published_mttf_projection(
 
 
 def test_llama3_unplanned_interruptions_within_a_factor_of_two():
-    spec = parse_design(json.loads((EXAMPLES / "llama3-16k-h100-roce.json").read_text()))
-    fabric = evaluate_fabric(spec, CATALOG)
-    result = evaluate_reliability(spec, CATALOG, fabric=fabric)
+    result = _evaluate(json.loads((EXAMPLES / "llama3-16k-h100-roce.json").read_text()))
     in_54_days = result["job_interruption_rate_per_day"] * 54
     ratio = in_54_days / LLAMA3_UNPLANNED_54_DAYS
     assert 1 / LLAMA3_FACTOR <= ratio <= LLAMA3_FACTOR
@@ -113,7 +111,11 @@ def test_interruptions_are_component_counts_times_rates():
 
 @settings(max_examples=25, deadline=None)
 @given(
-    nodes=st.lists(st.integers(min_value=1, max_value=20_000), min_size=2, max_size=2),
+    # Powers of two: the performance engine (whose layout the run facts read) finds an "auto"
+    # layout for them; MTTI depends only on the counts.
+    nodes=st.lists(
+        st.integers(min_value=0, max_value=14).map(lambda k: 2**k), min_size=2, max_size=2
+    ),
     topology=st.sampled_from(["rail-optimized", "leaf-spine", "fat-tree-3tier"]),
 )
 def test_more_gpus_never_increase_mtti(nodes, topology):
@@ -132,8 +134,9 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.json"))
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
 def test_every_example_evaluates_to_json_ready_results(path):
-    spec = parse_design(json.loads(path.read_text()))
-    result = evaluate_reliability(spec, CATALOG, monte_carlo_runs=200, seed=1)
+    doc = json.loads(path.read_text())
+    spec = parse_design(doc)
+    result = _evaluate(doc, monte_carlo_runs=200, seed=1)
     json.dumps(result, allow_nan=False)
     assert 0.0 < result["goodput"] <= 1.0
     assert result["mtti_hours"] > 0
@@ -153,19 +156,43 @@ def test_every_example_evaluates_to_json_ready_results(path):
 
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
-def test_every_example_evaluates_with_the_fabric_and_storage_results(path):
-    spec = parse_design(json.loads(path.read_text()))
-    result = evaluate_reliability(
-        spec,
-        CATALOG,
-        fabric=evaluate_fabric(spec, CATALOG),
-        storage=evaluate_storage(spec, CATALOG),
-        monte_carlo_runs=200,
+def test_every_example_reads_counts_and_checkpoint_from_their_owning_engines(path):
+    """One owner per quantity: the reliability inventory's switches equal the fabric's totals,
+    its racks the facility's, its checkpoint bytes the storage engine's."""
+    spec, _catalog, results = upstream_results(json.loads(path.read_text()))
+    result = reliability_of(json.loads(path.read_text()), monte_carlo_runs=200)
+    fabric, facility, storage = results["fabric"], results["facility"], results["storage"]
+    assert result.scope.switches == fabric.totals.switches
+    assert result.scope.nic_cards == fabric.totals.nic_cards
+    assert result.scope.racks == facility.totals.total_racks
+    assert result.scope.nodes_per_rack == facility.primary.rack_summary.nodes_per_rack
+    by = {c["component"]: c for c in result.components}
+    assert by["switch"]["count_in_job"] + by["switch"]["count_not_stopping_job"] <= (
+        fabric.totals.switches.total
     )
-    json.dumps(result, allow_nan=False)
-    assert result["sources"]["fabric"] == "fabric engine"
-    assert result["sources"]["checkpoint_bytes"] == "storage"
-    assert 0.0 < result["goodput"] <= 1.0
+    if spec.workload.kind == "training":
+        assert result.checkpoint["size_bytes"] == storage.checkpoint.size_bytes
+        assert result.checkpoint["write_time_s"] == storage.checkpoint.durable_write_s
+        assert result.checkpoint["read_time_s"] == storage.checkpoint.durable_read_s
+        assert result.checkpoint["blocking_time_s"] == storage.checkpoint.blocking_s
+        assert result.time_to_train.failure_free_days == (results["performance"].time_to_train_days)
+    assert result.sources["fabric"] == "fabric engine"
+    assert result.sources["racks"] == "facility engine"
+    assert result.sources["checkpoint_bytes"] == "storage engine"
+    assert "derived" not in " ".join(result.sources.values())
+    json.dumps(result.to_json(), allow_nan=False)
+    assert 0.0 < result.goodput <= 1.0
+
+
+def test_a_training_job_spanning_sites_counts_every_sites_switches():
+    doc = example_spec("two-region-hierarchical")
+    _, _, results = upstream_results(doc)
+    result = reliability_of(doc)
+    fabric = results["fabric"]
+    assert len(fabric.sites) == 2
+    by = {c["component"]: c for c in result.components}
+    assert by["switch"]["count_in_job"] == fabric.totals.switches.leaf
+    assert by["nic"]["count_in_job"] == fabric.totals.nic_cards
 
 
 def _hundred_thousand_gpus() -> dict:
@@ -196,17 +223,48 @@ def test_monte_carlo_is_seeded():
     assert first == again
 
 
-def test_performance_result_replaces_the_derived_run_length():
-    result = _evaluate(_design(), performance={"time_to_train_days": 54.0, "step_time_s": 2.0})
+def test_the_job_step_is_the_regions_training_step_when_regions_gives_one():
+    doc = _design()
+    _, _, results = upstream_results(doc)
+    single = _evaluate(doc)
+    assert single["time_to_train"]["failure_free_days"] == pytest.approx(
+        results["performance"].time_to_train_days
+    )
+    assert single["sources"]["failure_free_days"].startswith("performance engine")
+    regions = results["regions"].model_copy(
+        update={
+            "training": TrainingWithWan(
+                site_step_time_s=1.0,
+                wan_added_s_per_step=1.0,
+                step_time_s=2.0,
+                strategy="synchronous",
+                time_to_train_failure_free_days=54.0,
+                tokens_per_s=1.0,
+            )
+        }
+    )
+    result = _evaluate(doc, regions=regions)
     assert result["time_to_train"]["failure_free_days"] == 54.0
-    assert result["sources"]["failure_free_days"] == "performance"
+    assert result["sources"]["failure_free_days"].startswith("regions engine")
 
 
 def test_storage_write_time_sets_the_checkpoint_cost():
     doc = _design(storage__checkpoint__async_write=False)
-    slow = _evaluate(doc, storage={"checkpoint": {"write_time_s": 600.0}})
-    fast = _evaluate(doc, storage={"checkpoint": {"write_time_s": 6.0}})
-    assert slow["checkpoint"]["blocking_time_s"] == 600.0
+    spec, catalog, results = upstream_results(doc)
+
+    def storage(size_bytes: float):
+        return evaluate_storage(
+            spec,
+            catalog,
+            fabric=results["fabric"],
+            tokens_per_s=results["performance"].tokens_per_s,
+            checkpoint_bytes=size_bytes,
+        )
+
+    slow_storage = storage(100e12)
+    slow = _evaluate(doc, storage=slow_storage)
+    fast = _evaluate(doc, storage=storage(1e12))
+    assert slow["checkpoint"]["blocking_time_s"] == slow_storage.checkpoint.durable_write_s
     assert slow["checkpoint"]["daly_interval_min"] > fast["checkpoint"]["daly_interval_min"]
     assert slow["goodput"] < fast["goodput"]
 

@@ -27,13 +27,9 @@ import json
 
 import pytest
 
-from models_engine.catalog import load_catalog
-from models_engine.engines.fabric import evaluate_fabric
-from models_engine.engines.reliability import evaluate_reliability
-from models_engine.spec import parse_design
 from tests.conftest import EXAMPLES, example_spec
+from tests.engine.reliability_inputs import reliability_of
 
-CATALOG = load_catalog()
 GPU_CLASSES = ("gpu", "hbm")
 
 
@@ -47,12 +43,13 @@ def _a100_cluster(gpus: int) -> dict:
 
 
 def _llama3() -> dict:
-    spec = parse_design(json.loads((EXAMPLES / "llama3-16k-h100-roce.json").read_text()))
-    return evaluate_reliability(spec, CATALOG, fabric=evaluate_fabric(spec, CATALOG))
+    return reliability_of(
+        json.loads((EXAMPLES / "llama3-16k-h100-roce.json").read_text())
+    ).to_json()
 
 
 def _a100(gpus: int) -> dict:
-    return evaluate_reliability(parse_design(_a100_cluster(gpus)), CATALOG)
+    return reliability_of(_a100_cluster(gpus)).to_json()
 
 
 def _gpu_per_day(result: dict) -> float:

@@ -13,14 +13,26 @@ import copy
 
 import pytest
 
+from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance.memory_fit import total_params
 from models_engine.engines.storage import evaluate_storage
 from models_engine.spec import parse_design
+from tests.conftest import EXAMPLES
 from tests.engine.fabric_designs import CATALOG, design_doc, example_doc
+from tests.engine.reliability_inputs import upstream_results
+
+# A job rate for tests that do not look at data loading (the pipeline passes the performance
+# engine's tokens/s).
+TOKENS_PER_S = 1e6
 
 
-def _storage(doc, **kwargs):
-    return evaluate_storage(parse_design(doc), CATALOG, **kwargs)
+def _storage(doc, *, tokens_per_s: float = TOKENS_PER_S, **kwargs) -> dict:
+    """The (single) site's storage as stored JSON."""
+    spec = parse_design(doc)
+    result = evaluate_storage(
+        spec, CATALOG, fabric=evaluate_fabric(spec, CATALOG), tokens_per_s=tokens_per_s, **kwargs
+    )
+    return result.primary.to_json()
 
 
 def test_checkpoint_size_is_params_times_18_bytes_unless_given():
@@ -84,7 +96,7 @@ def test_read_need_is_tokens_per_second_times_bytes_per_token():
     doc = example_doc("dgx-h100-superpod-4su")
     read = _storage(doc, tokens_per_s=3e6)["read"]
     assert read["needed_gbytes_per_s"] == pytest.approx(3e6 * 4 / 1e9)
-    assert read["tokens_per_s_source"] == "given"
+    assert read["tokens_per_s_source"] == "performance engine"
     provided = {row["kind"]: row["provided_read_gbytes_per_s"] for row in read["tiers"]}
     assert provided["local-nvme"] == pytest.approx(127 * 25)
     assert provided["parallel-fs"] == pytest.approx(320)
@@ -170,3 +182,45 @@ def test_inference_reads_weights_not_training_data():
     assert out["model_load"]["size_bytes"] == pytest.approx(
         total_params(workload) * bytes_per_weight
     )
+
+
+def test_storage_network_is_the_fabric_engines():
+    """Separate: the storage network's NIC ports x speed; converged: the compute NIC ports."""
+    for name in ("dgx-h100-superpod-4su", "l40s-custom-gpu-finetune"):
+        spec = parse_design(example_doc(name))
+        fabric = evaluate_fabric(spec, CATALOG)
+        site = fabric.primary
+        network = _storage(example_doc(name))["storage_network"]
+        if site.storage_network.mode == "converged":
+            nics = site.scale_out.nics
+            assert network["gbytes_per_s"] == pytest.approx(nics.ports * nics.speed_gbps / 8)
+            assert network["shared_with_compute"] is True
+        else:
+            net = site.storage_network
+            assert network["gbytes_per_s"] == pytest.approx(net.nic_ports * net.nic_speed_gbps / 8)
+
+
+def test_restart_read_time_is_size_over_the_limiting_read_bandwidth():
+    doc = example_doc("dgx-h100-superpod-4su")
+    out = _storage(doc, checkpoint_bytes=1.6e12)["checkpoint"]
+    pfs = next(row for row in out["tiers"] if row["kind"] == "parallel-fs")
+    assert pfs["read_s"] == pytest.approx(1.6e12 / 320e9)  # 320 GB/s read < 12.7 TB/s network
+    assert out["durable_read_s"] == pfs["read_s"]
+    assert out["durable_against_node_loss"] is True
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_every_site_uses_its_own_fabric_and_the_checkpoint_size_convention(path):
+    import json
+
+    spec, _, results = upstream_results(json.loads(path.read_text()))
+    storage, fabric = results["storage"], results["fabric"]
+    assert [s.site_id for s in storage.sites] == [s.site_id for s in fabric.sites]
+    for site in storage.sites:
+        assert site.checkpoint.size_bytes == pytest.approx(total_params(spec.workload) * 18)
+        own = fabric.site(site.site_id)
+        if own.storage_network.mode == "separate":
+            assert site.storage_network.gbytes_per_s == pytest.approx(
+                own.storage_network.nic_ports * own.storage_network.nic_speed_gbps / 8
+            )
+    assert storage.checkpoint == storage.primary.checkpoint

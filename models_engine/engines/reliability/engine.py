@@ -9,6 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from models_engine.engines.fabric.result import FabricResult
+from models_engine.engines.facility.result import FacilityResult
+from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.storage.result import StorageResult
+
 from .checkpoint import (
     daly_first_order_interval,
     daly_interval,
@@ -30,7 +36,8 @@ from .interruptions import (
 from .inventory import build_inventory
 from .montecarlo import simulate_wall_time
 from .rates import resolve_rates
-from .run_facts import derive_run_facts
+from .result import ReliabilityResult
+from .run_facts import run_facts
 
 HOURS_PER_DAY = 24.0
 # Period over which a serving fleet's interruptions are counted (no run length).
@@ -61,31 +68,34 @@ def evaluate_reliability(
     spec,
     catalog,
     *,
-    fabric: dict | None = None,
-    storage: dict | None = None,
-    facility: dict | None = None,
-    performance: dict | None = None,
+    fabric: FabricResult,
+    storage: StorageResult,
+    facility: FacilityResult,
+    performance: PerformanceResult,
+    regions: RegionsResult,
     monte_carlo_runs: int = 0,
     seed: int = 0,
     rate_overrides: Mapping[str, Any] | None = None,
     planned_events_per_day: float | None = None,
     restart_overhead_min: float | None = None,
     node_repair_hours: float | None = None,
-) -> dict:
+) -> ReliabilityResult:
     """Reliability of a design (`DesignSpec`) against the hardware `catalog`.
 
-    Optional results of other engines refine the inputs (counts, checkpoint write time, step
-    time); without them the engine derives its own and lists them under `assumptions`.
-    `rate_overrides` replaces catalog failure rates per component class (see rates.py)."""
+    Every count and time comes from the engine that owns it: switches, transceivers and NICs
+    from `fabric`, racks from `facility`, checkpoint size and times from `storage`, the layout
+    from `performance`, the step and failure-free time to train from `regions.training` (or
+    `performance` where regions gives none: `run_facts.failure_free_run`). `sources` names
+    them. `rate_overrides` replaces catalog failure rates per component class (rates.py)."""
     rates, node_rate = resolve_rates(
         catalog, _memory_type(spec, catalog), rate_overrides, _architecture(spec, catalog)
     )
     inventory = build_inventory(spec, catalog, fabric=fabric, facility=facility)
-    facts = derive_run_facts(
+    facts = run_facts(
         spec,
-        catalog,
-        storage=storage,
         performance=performance,
+        checkpoint=storage.checkpoint,
+        regions=regions,
         restart_overhead_min=restart_overhead_min,
     )
     rows = component_rates(inventory, rates, node_rate)
@@ -129,6 +139,11 @@ def evaluate_reliability(
             "job_nodes": inventory.job_nodes,
             "cluster_gpus": inventory.cluster_gpus,
             "cluster_nodes": inventory.cluster_nodes,
+            "racks": inventory.racks,
+            "switches": inventory.switches.model_dump(),
+            "transceivers": inventory.transceivers,
+            "nic_cards": inventory.nic_cards,
+            "nodes_per_rack": inventory.nodes_per_rack,
             "job": "the whole synchronous training job"
             if facts.training
             else f"one serving replica of {inventory.job_gpus} GPUs",
@@ -170,7 +185,7 @@ def evaluate_reliability(
         "findings": redundancy_findings(spec, inventory, fac)
         + _checkpoint_findings(spec, facts, checkpoint),
         "facility": fac,
-        "storage_durability": storage_durability(spec, catalog, storage),
+        "storage_durability": storage_durability(spec, catalog, storage.durability),
         "monte_carlo": None,
         "breakdown": expected
         + (
@@ -189,7 +204,7 @@ def evaluate_reliability(
     }
     if monte_carlo_runs and facts.training:
         result["monte_carlo"] = _monte_carlo(run, monte_carlo_runs, seed)
-    return result
+    return ReliabilityResult.model_validate(result)
 
 
 def _component_dict(row, total_per_day: float) -> dict:
@@ -326,7 +341,7 @@ def _run_block(spec, facts, checkpoint, mtti_h, planned_per_day, fac) -> dict:
         "failures_h": failures_h,
         "time_to_train": {
             "failure_free_days": facts.failure_free_days,
-            "failure_free_source": facts.sources.get("failure_free_days"),
+            "failure_free_source": facts.sources["failure_free_days"],
             "with_failures_days": wall_h / HOURS_PER_DAY,
             "added_days": (wall_h - work_h) / HOURS_PER_DAY,
             "effective_training_time_ratio": work_h / wall_h,

@@ -1,11 +1,12 @@
 """Site availability from the power and cooling redundancy, Uptime-tier style, and storage
-durability from the protection scheme."""
+durability from the protection scheme (the storage engine's typed `Durability`: scheme,
+tolerated failures, rebuild time of a failed unit)."""
 
 from __future__ import annotations
 
 import math
 
-from .lookup import pick, pick_number
+from models_engine.engines.storage.result import Durability
 
 # Legacy Uptime Institute tier availabilities (reliability.md "Site availability", [S]:
 # datacenters.com, j2sw; Uptime no longer publishes them in the Tier Standard).
@@ -15,8 +16,6 @@ TIER_SOURCE = (
     "datacenters.com, j2sw) [S]"
 )
 
-# Drive replacement / rebuild window for the durability model (assumption).
-REBUILD_HOURS = 24.0
 HOURS_PER_YEAR = 8760.0
 
 
@@ -56,50 +55,42 @@ def _mttdl_hours(drives: int, tolerated: int, rate_per_h: float, rebuild_h: floa
     return repair**tolerated / (rate_per_h ** (tolerated + 1) * falling)
 
 
-def storage_durability(spec, catalog, storage: dict | None) -> dict:
-    engine_loss = pick_number(
-        storage,
-        "durability.annual_loss_probability",
-        "durability.loss_probability_per_year",
-    )
-    engine_nines = pick_number(storage, "durability.nines", "durability.durability_nines")
-    if engine_loss or engine_nines:
-        loss = engine_loss if engine_loss else 10.0 ** (-engine_nines)
-        return {
-            "source": "storage engine",
-            "annual_loss_probability_per_group": loss,
-            "nines": -math.log10(loss),
-        }
+def storage_durability(spec, catalog, durability: Durability) -> dict:
+    """Annual probability of losing a protection group (one replica set / stripe) of the first
+    shared tier, from the storage engine's scheme and rebuild time; None figures when the
+    design has no shared tier (node-local NVMe is scratch, not protected)."""
     scheme = spec.storage.durability
     drive = catalog.get("failure_rates", "hdd-backblaze-2024")
     rate = drive.failures_per_unit_year() / HOURS_PER_YEAR
-    if scheme.scheme == "replication":
-        drives, tolerated = scheme.replicas, scheme.replicas - 1
-        label = f"{scheme.replicas}-way replication"
-    else:
-        drives, tolerated = scheme.ec_data_k + scheme.ec_parity_m, scheme.ec_parity_m
-        label = f"erasure coding {scheme.ec_data_k}+{scheme.ec_parity_m}"
-    rebuild_h = REBUILD_HOURS
-    engine_rebuild = None
-    tiers = pick(storage, "durability.tiers")
-    if isinstance(tiers, list) and tiers and isinstance(tiers[0], dict):
-        engine_rebuild = pick_number(tiers[0], "rebuild_h")
-    if engine_rebuild:
-        rebuild_h = engine_rebuild
+    tolerated = durability.tolerated_failures
+    # Drives in one group: r replicas, or k data + m parity fragments.
+    drives = scheme.replicas if scheme.scheme == "replication" else scheme.ec_data_k + tolerated
+    common = {
+        "source": "storage engine (scheme, rebuild time); Markov MTTDL",
+        "scheme": durability.label,
+        "drive_afr_fraction_per_year": drive.failures_per_unit_year(),
+        "drive_rate_source": f"{drive.id}: {drive.sources[0].title}",
+        "tolerated_failures": tolerated,
+    }
+    if not durability.tiers:
+        return {
+            **common,
+            "rebuild_hours": None,
+            "mttdl_years_per_group": None,
+            "annual_loss_probability_per_group": None,
+            "nines": None,
+            "note": durability.local_nvme,
+        }
+    rebuild_h = durability.tiers[0].rebuild_h
     mttdl = _mttdl_hours(drives, tolerated, rate, rebuild_h)
     loss = min(1.0, HOURS_PER_YEAR / mttdl)
     return {
-        "source": "derived (Markov MTTDL)"
-        + (", rebuild time from the storage engine" if engine_rebuild else ""),
-        "scheme": label,
-        "drive_afr_fraction_per_year": drive.failures_per_unit_year(),
-        "drive_rate_source": f"{drive.id}: {drive.sources[0].title}",
+        **common,
         "rebuild_hours": rebuild_h,
-        "tolerated_failures": tolerated,
         "mttdl_years_per_group": mttdl / HOURS_PER_YEAR,
         "annual_loss_probability_per_group": loss,
         "nines": -math.log10(loss) if loss > 0 else None,
-        "note": "per protection group (one replica set / stripe); drive AFR of HDDs used for "
-        "every medium (no SSD rate in the references); without the storage engine the "
-        f"rebuild window is an assumption ({REBUILD_HOURS:g} h)",
+        "note": "per protection group (one replica set / stripe) of the "
+        f"{durability.tiers[0].kind} tier; drive AFR of HDDs used for every medium (no SSD "
+        "rate in the references)",
     }

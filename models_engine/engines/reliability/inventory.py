@@ -1,8 +1,11 @@
 """How many of each component the job depends on, and how many sit around it without stopping
 it when they fail (a spine switch or an inter-switch optic: traffic reroutes, bandwidth drops).
 
-Counts come from the fabric / facility results when given, else from a derivation from the
-spec and catalog (switch radix, oversubscription, NIC ports; system power and rack limit)."""
+Switches per tier, transceivers and NIC cards are the fabric engine's (`FabricResult.totals`
+and each site's `scale_out`; the cluster is the sum over sites, and a training job spans all of
+them); racks and nodes per rack are the facility engine's (`FacilityResult.totals` and the
+sites' `rack_summary`). Only the parts inside a node (DIMMs, PCIe switches, PSUs) are counted
+here, from the spec and the catalog's system."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .lookup import pick, pick_number
+from models_engine.engines.fabric.result import FabricResult, SwitchCounts
+from models_engine.engines.facility.result import FacilityResult
 
 # DGX H100 / DGX A100 hold 2 TB of host memory in 32 DIMMs of 64 GB (assumption for the DIMM
 # count when only host_ram_gib_per_node is known).
@@ -18,9 +22,6 @@ DIMM_GIB = 64.0
 # HGX 8-GPU baseboards pair two GPUs and their NICs behind one PCIe switch (4 per 8-GPU node);
 # assumption used for every node shape: one PCIe switch per two GPUs.
 GPUS_PER_PCIE_SWITCH = 2
-# Host power overhead of a GPU server over its GPUs' TDP: DGX H100 10.2 kW max for 8 x 0.7 kW
-# (fabric_power.md [S21]); used when the catalog has no system power.
-HOST_POWER_FACTOR = 10.2 / (8 * 0.7)
 
 
 @dataclass
@@ -43,6 +44,9 @@ class Inventory:
     leaves: int
     spines: int
     cores: int
+    switches: SwitchCounts
+    transceivers: float
+    nic_cards: int
     gpus_behind_leaf: int
     nodes_behind_leaf: int
     psu_per_node: int | None
@@ -51,17 +55,6 @@ class Inventory:
     system_id: str | None
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class FabricCounts:
-    leaves: int
-    spines: int
-    cores: int
-    node_link_transceivers: float
-    inter_switch_transceivers: float
-    nic_cards: int
-    source: str
 
 
 def _system(spec, catalog):
@@ -85,94 +78,20 @@ def _psu_redundant(text: str | None) -> bool | None:
     return bool(match and int(match.group(2)) > 0) if match else None
 
 
-def _fabric_from_spec(spec, catalog, nodes: int) -> FabricCounts:
-    fabric = spec.fabric
-    switch = catalog.get("switches", fabric.switch_sku)
-    nic = catalog.get("nics", fabric.nic_sku)
-    speed = fabric.nic_speed_gbps
-    ports, native = switch.radix_ports, switch.radix_ports
-    if (
-        switch.breakout_ports
-        and switch.breakout_port_speed_gbit_per_s
-        and speed <= (switch.breakout_port_speed_gbit_per_s)
-    ):
-        ports = switch.breakout_ports
-    links_per_cage = ports / switch.osfp_cages if switch.osfp_cages else ports / native
-    node_links = nodes * fabric.nics_per_node
-    over = fabric.oversubscription
-    if node_links <= ports:
-        leaves, spines, cores, uplinks = 1, 0, 0, 0
-    else:
-        leaf_down = max(1, math.floor(ports * over.leaf / (1.0 + over.leaf)))
-        leaves = math.ceil(node_links / leaf_down)
-        uplinks = leaves * math.ceil(leaf_down / over.leaf)
-        if fabric.topology == "fat-tree-3tier":
-            spines = math.ceil(uplinks / (ports / 2))
-            cores = math.ceil(spines * (ports / 2) / over.spine / ports)
-        else:
-            spines, cores = math.ceil(uplinks / ports), 0
-    node_side = node_links
-    switch_side = math.ceil(node_links / max(1.0, links_per_cage))
-    return FabricCounts(
-        leaves=leaves,
-        spines=spines,
-        cores=cores,
-        node_link_transceivers=node_side + switch_side,
-        inter_switch_transceivers=2 * uplinks,
-        nic_cards=math.ceil(node_links / nic.ports),
-        source="derived from switch radix and oversubscription",
-    )
-
-
-def _fabric_from_result(result: dict, fallback: FabricCounts) -> FabricCounts:
-    switches = pick(result, "scale_out.switches") or {}
-    leaves = pick_number(switches, "leaf")
-    if leaves is None:
-        return fallback
-    links = pick(result, "scale_out.links") or {}
-
-    def transceivers(group: str) -> float:
-        return float(
-            (pick_number(links, f"{group}.transceivers_node_side") or 0.0)
-            + (pick_number(links, f"{group}.transceivers_switch_side") or 0.0)
-        )
-
-    node_link = transceivers("node_leaf") if "node_leaf" in links else None
-    inter = transceivers("leaf_spine") + transceivers("spine_core")
-    return FabricCounts(
-        leaves=int(leaves),
-        spines=int(pick_number(switches, "spine") or 0),
-        cores=int(pick_number(switches, "core") or 0),
-        node_link_transceivers=(
-            fallback.node_link_transceivers if node_link is None else node_link
-        ),
-        inter_switch_transceivers=inter if links else fallback.inter_switch_transceivers,
-        nic_cards=int(pick_number(result, "scale_out.nics.cards") or fallback.nic_cards),
-        source="fabric engine",
-    )
-
-
-def _rack_shape(spec, catalog, system, facility: dict | None) -> tuple[int, str]:
-    """(GPUs per rack, source)."""
-    compute = spec.compute
-    per_rack = pick_number(facility, "gpus_per_rack", "racks.gpus_per_rack", "rack.gpus")
-    if per_rack:
-        return int(per_rack), "facility engine"
-    if system is not None and system.form == "rack":
-        return system.gpus_per_system, f"rack-scale system {system.id}"
-    gpu_tdp_kw = _gpu_tdp_w(spec, catalog) / 1000.0
-    node_kw = compute.gpus_per_node * gpu_tdp_kw * HOST_POWER_FACTOR
-    if system is not None and system.power_max_kw:
-        node_kw = system.power_max_kw * compute.gpus_per_node / system.gpus_per_system
-    nodes_per_rack = max(1, math.floor(spec.facility.rack_power_limit_kw / node_kw))
-    return nodes_per_rack * compute.gpus_per_node, "derived from rack power limit"
-
-
-def _gpu_tdp_w(spec, catalog) -> float:
-    compute = spec.compute
-    if compute.custom_gpu is not None:
-        return compute.custom_gpu.tdp_w
-    return catalog.get("gpus", compute.gpu_sku).tdp_w
+def _leaf_reach(scale_out) -> tuple[int, int]:
+    """(nodes, GPUs) behind the fullest leaf of one site's compute fabric: each
+    rail-optimized link comes from a different node and carries its GPU's traffic (GPU:NIC
+    1:1); a ToR leaf carries all of a node's ports on its plane."""
+    nodes = scale_out.nodes
+    links_per_leaf = scale_out.nics.ports / scale_out.switches.leaf
+    nics_per_node = scale_out.nics.ports / nodes
+    gpus_per_node = scale_out.gpus / nodes
+    if scale_out.rails is not None:
+        behind = min(nodes, math.ceil(links_per_leaf))
+        return behind, math.ceil(behind * gpus_per_node / nics_per_node)
+    links_per_node_per_leaf = nics_per_node / scale_out.planes
+    behind = min(nodes, math.ceil(links_per_leaf / links_per_node_per_leaf))
+    return behind, round(behind * gpus_per_node)
 
 
 def job_gpus_for(spec) -> int:
@@ -188,9 +107,7 @@ def job_gpus_for(spec) -> int:
     return min(compute.gpu_count, replica)
 
 
-def build_inventory(
-    spec, catalog, *, fabric: dict | None = None, facility: dict | None = None
-) -> Inventory:
+def build_inventory(spec, catalog, *, fabric: FabricResult, facility: FacilityResult) -> Inventory:
     compute = spec.compute
     per_node = compute.gpus_per_node
     cluster_nodes = compute.gpu_count // per_node
@@ -198,36 +115,31 @@ def build_inventory(
     job_nodes = max(1, math.ceil(job_gpus / per_node))
     share = job_nodes / cluster_nodes
     system = _system(spec, catalog)
-    sources: dict[str, str] = {}
+    sources = {"fabric": "fabric engine", "racks": "facility engine"}
     assumptions: list[str] = []
 
-    derived = _fabric_from_spec(spec, catalog, cluster_nodes)
-    fab = _fabric_from_result(fabric, derived) if fabric else derived
-    sources["fabric"] = fab.source
-    rails = spec.fabric.nics_per_node if spec.fabric.topology == "rail-optimized" else 1
-    leaves_per_node = min(fab.leaves, rails * spec.fabric.planes)
+    totals = fabric.totals
+    switches = totals.switches
+    largest = fabric.primary.scale_out
+    # A job smaller than the cluster (a serving replica) sits on the largest site; it spans
+    # at least one leaf per rail and plane.
+    rails = largest.rails or 1
+    leaves_per_node = min(largest.switches.leaf, rails * largest.planes)
     job_leaves = (
-        fab.leaves
+        switches.leaf
         if share >= 1
-        else min(fab.leaves, max(leaves_per_node, math.ceil(fab.leaves * share)))
+        else min(switches.leaf, max(leaves_per_node, math.ceil(switches.leaf * share)))
     )
-    links_per_leaf = cluster_nodes * spec.fabric.nics_per_node / fab.leaves
-    # The fullest leaf (ceil): each rail-optimized link comes from a different node and carries
-    # its GPU's traffic (GPU:NIC 1:1); a ToR leaf carries all of a node's ports on its plane.
-    if spec.fabric.topology == "rail-optimized":
-        nodes_behind_leaf = min(cluster_nodes, math.ceil(links_per_leaf))
-        gpus_behind_leaf = math.ceil(nodes_behind_leaf * per_node / spec.fabric.nics_per_node)
-    else:
-        links_per_node_per_leaf = spec.fabric.nics_per_node / spec.fabric.planes
-        nodes_behind_leaf = min(cluster_nodes, math.ceil(links_per_leaf / links_per_node_per_leaf))
-        gpus_behind_leaf = nodes_behind_leaf * per_node
+    reach = [_leaf_reach(site.scale_out) for site in fabric.sites]
+    nodes_behind_leaf = max(nodes for nodes, _ in reach)
+    gpus_behind_leaf = max(gpus for _, gpus in reach)
+    node_link_transceivers = sum(site.scale_out.node_link_transceivers for site in fabric.sites)
+    inter_switch_transceivers = sum(
+        site.scale_out.inter_switch_transceivers for site in fabric.sites
+    )
 
-    gpus_per_rack, rack_source = _rack_shape(spec, catalog, system, facility)
-    gpus_per_rack = max(per_node, min(gpus_per_rack, compute.gpu_count))
-    nodes_per_rack = max(1, gpus_per_rack // per_node)
-    racks = int(pick_number(facility, "rack_count", "racks.count", "racks_total") or 0)
-    racks = racks or math.ceil(cluster_nodes / nodes_per_rack)
-    sources["racks"] = rack_source
+    nodes_per_rack = facility.primary.rack_summary.nodes_per_rack
+    gpus_per_rack = nodes_per_rack * per_node
 
     psu_count = getattr(system, "psu_count", None) if system is not None else None
     psu_text = getattr(system, "psu_redundancy", None) if system is not None else None
@@ -249,13 +161,13 @@ def build_inventory(
         "hbm": Count(job_gpus),
         "host_dram": Count(job_nodes * dimms),
         "pcie_switch": Count(job_nodes * pcie),
-        "nic": Count(math.ceil(fab.nic_cards * share)),
-        "optics": Count(fab.node_link_transceivers * share, fab.inter_switch_transceivers * share),
+        "nic": Count(math.ceil(totals.nic_cards * share)),
+        "optics": Count(node_link_transceivers * share, inter_switch_transceivers * share),
         "psu": Count(0, job_psus) if redundant else Count(job_psus),
         "ssd": Count(job_nodes),
         "host": Count(job_nodes),
         "software": Count(job_nodes),
-        "switch": Count(job_leaves, (fab.spines + fab.cores) * min(1.0, share)),
+        "switch": Count(job_leaves, (switches.spine + switches.core) * min(1.0, share)),
         "pdu": Count(0, 2 * job_racks) if power_2n else Count(job_racks),
     }
     return Inventory(
@@ -267,10 +179,13 @@ def build_inventory(
         gpus_per_node=per_node,
         nodes_per_rack=nodes_per_rack,
         gpus_per_rack=gpus_per_rack,
-        racks=racks,
-        leaves=fab.leaves,
-        spines=fab.spines,
-        cores=fab.cores,
+        racks=facility.totals.total_racks,
+        leaves=switches.leaf,
+        spines=switches.spine,
+        cores=switches.core,
+        switches=switches,
+        transceivers=node_link_transceivers + inter_switch_transceivers,
+        nic_cards=totals.nic_cards,
         gpus_behind_leaf=gpus_behind_leaf,
         nodes_behind_leaf=nodes_behind_leaf,
         psu_per_node=psu_per_node,

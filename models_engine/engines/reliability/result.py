@@ -5,7 +5,25 @@ checkpoint bytes and times from the storage result and the step from the regions
 
 from __future__ import annotations
 
+from models_engine.engines.fabric.result import SwitchCounts
 from models_engine.engines.result_base import EngineResult, JsonDict, ResultPart
+
+
+class Scope(ResultPart):
+    """What the job spans, and the cluster's counts as the owning engines give them:
+    switches, transceivers and NIC cards (fabric engine), racks (facility engine)."""
+
+    workload_kind: str
+    job_gpus: int
+    job_nodes: int
+    cluster_gpus: int
+    cluster_nodes: int
+    racks: int
+    switches: SwitchCounts
+    transceivers: float
+    nic_cards: int
+    nodes_per_rack: int
+    job: str
 
 
 class TimeToTrain(ResultPart):
@@ -19,7 +37,7 @@ class TimeToTrain(ResultPart):
 
 
 class ReliabilityResult(EngineResult):
-    scope: JsonDict
+    scope: Scope
     components: list[JsonDict]
     node_failure_rate_per_1000_node_days: float
     node_rate_basis: str

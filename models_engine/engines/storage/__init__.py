@@ -1,13 +1,14 @@
 """Storage engine: data-loading bandwidth needed vs provided, cache fit, checkpoint size and
-write time per tier (sync vs async), retention over the horizon, and durability.
+write / read time per tier (sync vs async), retention over the horizon, and durability.
 
-    evaluate_storage(spec, catalog, *, tokens_per_s=None) -> StorageResult  # per site
-    evaluate_site_storage(site_spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None)
-        -> dict   # the storage of one site
+    evaluate_storage(spec, catalog, *, fabric, tokens_per_s, sites=None) -> StorageResult
+    evaluate_site_storage(site, site_fabric, catalog, *, tokens_per_s) -> SiteStorage
 
-`tokens_per_s` comes from the performance engine; without it a placeholder is estimated (6 x
-params FLOPs per token at 40% of BF16 peak) and flagged. `checkpoint_bytes` overrides the derived
-size (params x 18 B; see data.py for the convention).
+The storage engine owns checkpoint bytes (params x 18 B; data.py gives the derivation) and the
+checkpoint write / read times: no other engine computes them. It reads the storage network
+bandwidth from the fabric engine's `SiteFabric` of each site (a separate storage network, or
+the compute NICs when converged) and the job's tokens/s from the performance engine.
+`checkpoint_bytes` overrides the derived size (a given figure, reported as "given").
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 from models_engine.engines.performance.memory_fit import total_params
 from models_engine.hardware import resolve_gpu
 
-from .checkpoint import checkpoint_block, retention_block
-from .data import PLACEHOLDER_MFU, SERVING_BYTES_PER_WEIGHT, TRAINING_FLOPS_PER_PARAM_PER_TOKEN
+from .checkpoint import checkpoint_block, retention_block, tier_read_gbytes_per_s
+from .data import SERVING_BYTES_PER_WEIGHT
 from .durability import durability_block
 from .result import SiteStorage, StorageResult
 from .throughput import cache_block, network_gbytes_per_s, read_block
@@ -28,26 +29,20 @@ def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
     return {"id": finding_id, "severity": severity, "message": message, "path": path}
 
 
-def placeholder_tokens_per_s(spec, gpu, parameters: float) -> float:
-    peak_tflops = gpu.bf16_dense_tflops
-    flops = peak_tflops * 1e12 * spec.compute.gpu_count * PLACEHOLDER_MFU
-    return flops / (TRAINING_FLOPS_PER_PARAM_PER_TOKEN * parameters)
-
-
-def evaluate_site_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=None) -> dict:
-    """Storage of one site (`spec` scoped to that site); `tokens_per_s` is that site's rate."""
+def evaluate_site_storage(
+    site, site_fabric, catalog, *, tokens_per_s: float, checkpoint_bytes: float | None = None
+) -> SiteStorage:
+    """Storage of one site (`site`: a `SiteSlice`, its spec scoped to that site) on that site's
+    networks (`site_fabric`: the fabric engine's `SiteFabric`); `tokens_per_s` is the site's
+    share of the job's rate."""
+    spec = site.spec
     gpu = resolve_gpu(spec.compute, catalog)
     compute, storage = spec.compute, spec.storage
     nodes = compute.gpu_count // compute.gpus_per_node
     parameters = total_params(spec.workload)
-    source = "given"
-    if tokens_per_s is None:
-        training = spec.workload.kind == "training"
-        tokens_per_s = placeholder_tokens_per_s(spec, gpu, parameters) if training else 0.0
-        source = "placeholder (performance engine not run)" if training else "inference"
-    network = network_gbytes_per_s(spec.fabric, nodes)
+    network = network_gbytes_per_s(site_fabric)
     read = read_block(storage, spec.workload, nodes, float(tokens_per_s), network)
-    read["tokens_per_s_source"] = source
+    read["tokens_per_s_source"] = "performance engine"
     cache = cache_block(storage, compute, nodes)
     checkpoint = checkpoint_block(
         spec,
@@ -58,19 +53,19 @@ def evaluate_site_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=
         network=network,
     )
     retention = retention_block(spec, checkpoint, spec.economics.horizon_years)
-    durability = durability_block(storage)
-    model_load = _model_load(spec, parameters, checkpoint)
-    findings = _findings(spec, read, cache, checkpoint, retention, network)
-    return {
-        "read": read,
-        "cache": cache,
-        "storage_network": network,
-        "checkpoint": checkpoint,
-        "retention": retention,
-        "durability": durability,
-        "model_load": model_load,
-        "findings": findings,
-        "breakdown": {
+    return SiteStorage(
+        site_id=site.site_id,
+        site_name=site.site_name,
+        gpus=site.gpus,
+        read=read,
+        cache=cache,
+        storage_network=network,
+        checkpoint=checkpoint,
+        retention=retention,
+        durability=durability_block(storage),
+        model_load=_model_load(spec, parameters, checkpoint, network),
+        findings=_findings(read, cache, checkpoint, retention, network),
+        breakdown={
             "read_gbytes_per_s": {
                 "needed": read["needed_gbytes_per_s"],
                 **{
@@ -90,44 +85,38 @@ def evaluate_site_storage(spec, catalog, *, tokens_per_s=None, checkpoint_bytes=
                 for row in retention["tiers"]
             },
         },
-    }
+    )
 
 
-def _model_load(spec, parameters: float, checkpoint: dict) -> dict:
-    """Reading the model at start-up: serving weights (inference) or a checkpoint (restart)."""
+def _model_load(spec, parameters: float, checkpoint: dict, network: dict) -> dict:
+    """Reading the model at start-up: serving weights (inference) or a checkpoint (restart),
+    at the same read bandwidth as a checkpoint restore (local NVMe: every reading node; shared
+    tiers: capped by the storage network)."""
     if spec.workload.kind == "inference":
         size = parameters * SERVING_BYTES_PER_WEIGHT[spec.workload.precision]
         what = "serving weights"
-    else:
-        size, what = checkpoint["size_bytes"], "checkpoint (restart)"
+        rows = [
+            {
+                "tier": index,
+                "kind": tier.kind,
+                "read_s": size
+                / (
+                    tier_read_gbytes_per_s(tier, nodes=checkpoint["writer_nodes"], network=network)
+                    * 1e9
+                ),
+            }
+            for index, tier in enumerate(spec.storage.tiers)
+        ]
+        return {"what": what, "size_bytes": size, "tiers": rows}
     rows = [
-        {
-            "tier": row["tier"],
-            "kind": row["kind"],
-            "read_s": size
-            / (
-                tier.read_gbytes_per_s
-                * 1e9
-                * (checkpoint["writer_nodes"] if tier.kind == "local-nvme" else 1)
-            ),
-        }
-        for row, tier in zip(checkpoint["tiers"], spec.storage.tiers, strict=True)
+        {"tier": row["tier"], "kind": row["kind"], "read_s": row["read_s"]}
+        for row in checkpoint["tiers"]
     ]
-    return {"what": what, "size_bytes": size, "tiers": rows}
+    return {"what": "checkpoint (restart)", "size_bytes": checkpoint["size_bytes"], "tiers": rows}
 
 
-def _findings(spec, read, cache, checkpoint, retention, network) -> list[dict]:
+def _findings(read, cache, checkpoint, retention, network) -> list[dict]:
     out = []
-    if read["tokens_per_s_source"].startswith("placeholder"):
-        out.append(
-            _finding(
-                "storage-tokens-placeholder",
-                "info",
-                f"read bandwidth uses a placeholder of {read['tokens_per_s']:.3g} tokens/s "
-                "(40% MFU); run with the performance engine's tokens/s for the real figure",
-                "workload",
-            )
-        )
     needed = read["needed_gbytes_per_s"]
     if needed and not any(row["sufficient"] for row in read["tiers"]):
         out.append(

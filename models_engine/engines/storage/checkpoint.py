@@ -4,7 +4,8 @@ retention and capacity over the horizon.
 Write time (reliability.md "Checkpoint write time model"):
     t_write = S / min(B_tier, B_network, writer_nodes x B_node)
 local-nvme is per node, so writer nodes x its write bandwidth; shared tiers are capped by the
-node-side storage network.
+node-side storage network (the fabric engine's, `throughput.network_gbytes_per_s`). Read time
+on restart follows the same rule with the tiers' read bandwidth.
 Async (background) checkpoints block only for the GPU -> host copy of each GPU's shard.
 """
 
@@ -51,6 +52,14 @@ def interval_min(policy) -> tuple[float, bool]:
     return float(policy.interval_min), False
 
 
+def tier_read_gbytes_per_s(tier, *, nodes: int, network: dict) -> float:
+    """Read bandwidth of a checkpoint (or model) load from `tier`: every one of `nodes` reads
+    its own local NVMe; a shared tier is capped by the storage network."""
+    if tier.kind == "local-nvme":
+        return tier.read_gbytes_per_s * nodes
+    return min(tier.read_gbytes_per_s, network["gbytes_per_s"])
+
+
 def checkpoint_block(
     spec,
     *,
@@ -77,6 +86,7 @@ def checkpoint_block(
             if network["gbytes_per_s"] < bandwidth:
                 bandwidth, limit = network["gbytes_per_s"], "storage network"
         capacity_tb = tier.capacity_tb * (nodes if tier.kind == "local-nvme" else 1)
+        read = tier_read_gbytes_per_s(tier, nodes=writer_nodes, network=network)
         tiers.append(
             {
                 "tier": index,
@@ -84,6 +94,8 @@ def checkpoint_block(
                 "write_gbytes_per_s": bandwidth,
                 "limited_by": limit,
                 "write_s": size / (bandwidth * 1e9),
+                "read_gbytes_per_s": read,
+                "read_s": size / (read * 1e9),
                 "capacity_tb": capacity_tb,
             }
         )
@@ -115,6 +127,8 @@ def checkpoint_block(
         "blocking_s": blocking_s,
         "durable_tier": durable["tier"],
         "durable_write_s": durable["write_s"],
+        "durable_read_s": durable["read_s"],
+        "durable_against_node_loss": durable["kind"] != "local-nvme",
         "async_staging_gib_per_node": staging_gib_per_node,
         "async_staging_fits_host_ram": staging_gib_per_node <= staging_limit,
         "interval_min": minutes,

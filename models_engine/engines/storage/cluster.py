@@ -1,38 +1,38 @@
-"""The cluster's storage: the spec's tiers at every GPU site, each sized to that site's nodes
-and fed at that site's share of the job's tokens/s."""
+"""The cluster's storage: the spec's tiers at every GPU site, each sized to that site's nodes,
+reached over that site's storage network (the fabric engine's `SiteFabric`) and fed at that
+site's share of the job's tokens/s."""
 
 from __future__ import annotations
 
+from models_engine.engines.fabric.result import FabricResult
 from models_engine.sites import SiteSlice, site_slices
 
-from .result import SiteStorage, StorageResult
+from .result import StorageResult
 
 
 def evaluate_storage(
     spec,
     catalog,
     *,
-    tokens_per_s: float | None = None,
+    fabric: FabricResult,
+    tokens_per_s: float,
     checkpoint_bytes: float | None = None,
     sites: list[SiteSlice] | None = None,
 ) -> StorageResult:
-    """Storage results for a `DesignSpec`. `tokens_per_s` is the job's rate (the performance
-    engine's); each site reads its share of it."""
+    """Storage results for a `DesignSpec`. `fabric` is the fabric engine's result (each site
+    reads its own `SiteFabric`); `tokens_per_s` is the job's rate (the performance engine's):
+    each site reads its share of it. `checkpoint_bytes` replaces the derived size (given)."""
     from . import evaluate_site_storage
 
     sites = site_slices(spec) if sites is None else sites
     total = sum(site.gpus for site in sites)
     storages = [
-        SiteStorage(
-            site_id=site.site_id,
-            site_name=site.site_name,
-            gpus=site.gpus,
-            **evaluate_site_storage(
-                site.spec,
-                catalog,
-                tokens_per_s=None if tokens_per_s is None else tokens_per_s * site.gpus / total,
-                checkpoint_bytes=checkpoint_bytes,
-            ),
+        evaluate_site_storage(
+            site,
+            fabric.site(site.site_id),
+            catalog,
+            tokens_per_s=tokens_per_s * site.gpus / total,
+            checkpoint_bytes=checkpoint_bytes,
         )
         for site in sites
     ]

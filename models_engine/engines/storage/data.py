@@ -1,9 +1,11 @@
 """Storage-engine constants, each with its source or marked as an assumption."""
 
-# Checkpoint size convention: 18 bytes per parameter = bf16 weights (2) + fp32 gradients (4) +
-# fp32 master weights, Adam m and v (12): the model state Megatron keeps (performance/memory.py,
-# EleutherAI "Transformer Math 101"). A weights+optimizer-only checkpoint is 14 B/param
-# (reliability.md "Checkpoint size model": 14-16 B/param); both are reported.
+# Checkpoint size convention (the ONE convention: the storage engine owns checkpoint bytes; the
+# reliability, regions and cost engines read `StorageResult.checkpoint.size_bytes`):
+# 18 bytes per parameter = bf16 weights (2) + fp32 gradients (4) + fp32 master weights, Adam m
+# and v (4 + 4 + 4 = 12): the model state Megatron keeps (performance/memory.py, EleutherAI
+# "Transformer Math 101"). A weights+optimizer-only checkpoint is 14 B/param (reliability.md
+# "Checkpoint size model": 14-16 B/param); it is reported beside it, never used as the size.
 CHECKPOINT_BYTES_PER_PARAM = 18.0
 CHECKPOINT_BYTES_PER_PARAM_WITHOUT_GRADIENTS = 14.0
 # Bytes per weight when a serving fleet loads the model.
@@ -19,12 +21,6 @@ PCIE_GEN4_GPU_PREFIXES = ("a100",)
 HOST_RAM_CACHE_FRACTION = 0.5
 GIB_BYTES = 2**30
 TB_BYTES = 1e12
-
-# Tokens/s when the performance engine has not supplied it: 6 x params FLOPs per token at 40%
-# of dense BF16 peak (assumption; DGX Cloud H100 recipes run 53-59% BF16 MFU and 35-40% of FP8
-# peak, performance.md, so 40% is a conservative placeholder).
-PLACEHOLDER_MFU = 0.40
-TRAINING_FLOPS_PER_PARAM_PER_TOKEN = 6.0
 
 # Placeholder checkpoint interval for capacity-over-horizon when the policy says "auto" (the
 # reliability engine owns the Young/Daly optimum): 60 minutes (assumption).

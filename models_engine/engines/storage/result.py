@@ -18,6 +18,8 @@ class CheckpointTier(ResultPart):
     write_gbytes_per_s: float
     limited_by: str
     write_s: float
+    read_gbytes_per_s: float
+    read_s: float
     capacity_tb: float
 
 
@@ -37,8 +39,10 @@ class Checkpoint(ResultPart):
     async_write: bool
     gpu_to_host_copy_s: float
     blocking_s: float
-    durable_tier: int | None
-    durable_write_s: float | None
+    durable_tier: int
+    durable_write_s: float
+    durable_read_s: float
+    durable_against_node_loss: bool
     async_staging_gib_per_node: float
     async_staging_fits_host_ram: bool
     interval_min: float
@@ -47,8 +51,9 @@ class Checkpoint(ResultPart):
     tiers: list[CheckpointTier]
 
     @property
-    def durable(self) -> CheckpointTier | None:
-        return next((t for t in self.tiers if t.tier == self.durable_tier), None)
+    def durable(self) -> CheckpointTier:
+        """The tier a restart reads from: the first shared tier, else node-local NVMe."""
+        return next(t for t in self.tiers if t.tier == self.durable_tier)
 
 
 class DurabilityTier(ResultPart):
@@ -57,8 +62,8 @@ class DurabilityTier(ResultPart):
     usable_tb: float
     raw_tb: float
     tolerated_failures: int
-    failure_unit_tb: float | None
-    rebuild_h: float | None
+    failure_unit_tb: float
+    rebuild_h: float
     rebuild_bandwidth_share: float
 
 
@@ -84,13 +89,21 @@ class ModelLoad(ResultPart):
     tiers: list[ModelLoadTier]
 
 
+class StorageNetwork(ResultPart):
+    """Node-side bandwidth to the shared tiers, read from the site's fabric result."""
+
+    mode: str
+    gbytes_per_s: float
+    shared_with_compute: bool
+
+
 class SiteStorage(EngineResult):
     site_id: str
     site_name: str
     gpus: int
     read: JsonDict
     cache: JsonDict
-    storage_network: JsonDict
+    storage_network: StorageNetwork
     checkpoint: Checkpoint
     retention: JsonDict
     durability: Durability

@@ -25,14 +25,16 @@ def tier_aggregate(tier, nodes: int, attr: str) -> float:
     return value * nodes if tier.kind == "local-nvme" else value
 
 
-def network_gbytes_per_s(fabric, nodes: int) -> dict:
-    """Aggregate node-side bandwidth to shared storage, GB/s (converged: the compute NICs,
-    shared with collectives)."""
-    net = fabric.storage_network
+def network_gbytes_per_s(site_fabric) -> dict:
+    """Aggregate node-side bandwidth to shared storage, GB/s, read from the fabric engine's
+    `SiteFabric`: a separate storage network's NIC ports x their speed, or (converged) the
+    compute fabric's NIC ports x their speed, shared with collectives."""
+    net = site_fabric.storage_network
     if net.mode == "converged":
-        gbit = nodes * fabric.nics_per_node * fabric.nic_speed_gbps
+        nics = site_fabric.scale_out.nics
+        gbit = nics.ports * nics.speed_gbps
         return {"mode": "converged", "gbytes_per_s": gbit / 8.0, "shared_with_compute": True}
-    gbit = nodes * net.nics_per_node * net.nic_speed_gbps
+    gbit = net.nic_ports * net.nic_speed_gbps
     return {"mode": "separate", "gbytes_per_s": gbit / 8.0, "shared_with_compute": False}
 
 
