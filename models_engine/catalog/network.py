@@ -16,8 +16,11 @@ class SwitchSku(CatalogEntry):
 
     vendor: str = Field(min_length=1, description="Vendor name.")
     fabric: Literal["infiniband", "ethernet", "nvlink"] = Field(description="Protocol.")
-    form: Literal["switch", "tray", "chip"] = Field(
-        description="Rack switch, rack-system switch tray, or a chip on a GPU baseboard."
+    form: Literal["switch", "tray", "chip", "router"] = Field(
+        description=(
+            "Rack switch, rack-system switch tray, a chip on a GPU baseboard, or a WAN / "
+            "data-centre-interconnect router (its ports take coherent pluggable optics)."
+        )
     )
     radix_ports: int = Field(ge=1, description="Ports at the native speed (the radix R).")
     port_speed_gbit_per_s: float = Field(gt=0, description="Native port speed, Gb/s per direction.")
@@ -93,6 +96,13 @@ class OpticSku(CatalogEntry):
     speed_gbit_per_s: float = Field(gt=0, description="Total speed of one module/cable end.")
     twin_port: bool = Field(description="Two ports in one cage (2x400G in an 800G OSFP).")
     reach_m: float = Field(gt=0, description="Maximum reach, m.")
+    coherent: bool = Field(
+        default=False,
+        description=(
+            "A coherent DWDM pluggable (400ZR, OpenZR+) for WAN / data-centre interconnect; "
+            "never picked for links inside a site."
+        ),
+    )
     power_w: float | None = Field(
         default=None,
         ge=0,

@@ -271,8 +271,8 @@ def test_diagram_lists_tiers_with_counts_and_link_speeds():
 def test_custom_switch_from_a_team_catalog_is_sized_by_its_radix():
     catalog = catalog_with_switch(32)
     spec = parse_design(design_doc(nodes=64, fabric={"switch_sku": "test-switch-r32"}))
-    out = evaluate_fabric(spec, catalog)["scale_out"]
+    out = evaluate_fabric(spec, catalog).primary.scale_out
     # R = 32: SU = 16 nodes, 8 leaves; 64 nodes = 4 SUs = 32 leaves = R -> two tiers, 16 spines
-    assert out["nodes_per_su"] == 16
-    assert out["switches"]["leaf"] == 32 and out["switches"]["spine"] == 16
-    assert out["capacity"]["max_gpus_two_tier"] == 32 * 32 // 2
+    assert out.nodes_per_su == 16
+    assert out.switches.leaf == 32 and out.switches.spine == 16
+    assert out.capacity["max_gpus_two_tier"] == 32 * 32 // 2

@@ -62,7 +62,8 @@ def _doc(nodes: int, choice: dict) -> dict:
 
 
 def _fabric(nodes: int, choice: dict) -> dict:
-    return evaluate_fabric(parse_design(_doc(nodes, choice)), CATALOG)
+    """The stored JSON of the one site's networks."""
+    return evaluate_fabric(parse_design(_doc(nodes, choice)), CATALOG).primary.to_json()
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -129,11 +130,17 @@ def test_every_example_evaluates(path: Path):
     storage = evaluate_storage(spec, CATALOG)
     facility = evaluate_facility(spec, CATALOG, fabric=fabric, storage=storage)
     for result in (fabric, storage, facility):
-        json.dumps(result)
-        assert isinstance(result["findings"], list)
-        assert "breakdown" in result
-        for finding in result["findings"]:
-            assert set(finding) == {"id", "severity", "message", "path"}
+        json.dumps(result.to_json())
+        for finding in result.findings:
+            assert {"id", "severity", "message", "path"} <= set(finding)
             assert finding["severity"] in {"info", "warning", "error"}
-    assert fabric["scale_out"]["switches"]["total"] >= 1
-    assert facility["rack_summary"]["total_racks"] >= 1
+    for site in fabric.sites:
+        assert site.scale_out.switches.total >= 1
+        assert "breakdown" in site.to_json()
+    assert sum(site.gpus for site in fabric.sites) == spec.compute.gpu_count
+    assert [s.site_id for s in facility.sites] == [s.site_id for s in fabric.sites]
+    for site in facility.sites:
+        assert site.rack_summary.total_racks >= 1
+    assert fabric.totals.wan_routers == (
+        sum(fabric.wan.routers_by_site.values()) if fabric.wan else 0
+    )

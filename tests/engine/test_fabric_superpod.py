@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.fabric_designs import design_doc, fabric_result
+from models_engine.engines.fabric.result import SwitchCounts
+from tests.engine.fabric_designs import design_doc, fabric_result, site_fabric
 
 # (SUs, nodes, leaf, spine, compute+UFM cables, spine-leaf cables)  [S1] Table 4, stated
 H100_TABLE_4 = [
@@ -34,22 +35,25 @@ H100_TABLE_4 = [
 def test_dgx_h100_superpod_table_4_counts_are_exact(
     sus, nodes, leaf, spine, compute_cables, spine_leaf
 ):
-    out = fabric_result(design_doc(nodes=nodes))["scale_out"]
-    assert out["scalable_units"] == sus
-    assert out["switches"] == {"leaf": leaf, "spine": spine, "core": 0, "total": leaf + spine}
-    assert out["cables"]["compute_and_fabric_manager"] == compute_cables
-    assert out["cables"]["node_leaf"] == nodes * 8
-    assert out["cables"]["fabric_manager"] == 4
-    assert out["cables"]["leaf_spine"] == spine_leaf
-    assert out["fabric_manager"]["placed_in_free_slot"] is True
-    assert out["tiers"] == 2
+    out = site_fabric(design_doc(nodes=nodes)).scale_out
+    assert out.scalable_units == sus
+    assert out.switches == SwitchCounts(leaf=leaf, spine=spine, core=0, total=leaf + spine)
+    assert out.cables["compute_and_fabric_manager"] == compute_cables
+    assert out.cables["node_leaf"] == nodes * 8
+    assert out.cables["fabric_manager"] == 4
+    assert out.cables["leaf_spine"] == spine_leaf
+    assert out.fabric_manager["placed_in_free_slot"] is True
+    assert out.tiers == 2
 
 
 def test_dgx_h100_four_su_transceivers_match_the_bill():
-    out = fabric_result(design_doc(nodes=127))["scale_out"]
+    fabric = site_fabric(design_doc(nodes=127))
+    out = fabric.scale_out
     # 1,536 twin-port modules on 48 switches x 32 cages; 508 on 127 DGX x 4 cages.
-    assert out["transceivers"]["switch_side"] == 1536
-    assert out["transceivers"]["node_side"] == 508
+    assert out.transceivers.switch_side == 1536
+    assert out.transceivers.node_side == 508
+    # the one-site stored result and the one-site builder agree
+    assert fabric.to_json()["scale_out"] == fabric_result(design_doc(nodes=127))["scale_out"]
 
 
 def test_dgx_h100_rail_traffic_is_one_hop_and_cross_rail_three():

@@ -11,22 +11,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models_engine.engines.facility import evaluate_facility
-from models_engine.spec import parse_design
-from tests.engine.fabric_designs import CATALOG, design_doc, example_doc
+from tests.engine.fabric_designs import cluster_facility, design_doc, example_doc
 
 
-def _facility(doc, **kwargs):
-    return evaluate_facility(parse_design(doc), CATALOG, **kwargs)
+def _facility(doc, **kwargs) -> dict:
+    """The stored JSON of a one-site design's facility."""
+    return cluster_facility(doc, **kwargs).primary.to_json()
 
 
 def test_dgx_h100_scalable_unit_draws_326_4_kw():
-    out = _facility(design_doc(nodes=127))
-    assert out["power"]["systems_kw_per_scalable_unit"] == pytest.approx(32 * 10.2)
-    assert out["power"]["systems_kw"] == pytest.approx(127 * 10.2)
-    it = out["power"]["it_kw"]
-    assert it["gpus"] == pytest.approx(127 * 8 * 0.7)
-    assert it["gpus"] + it["hosts"] == pytest.approx(127 * 10.2)
+    out = cluster_facility(design_doc(nodes=127)).primary
+    assert out.power.systems_kw_per_scalable_unit == pytest.approx(32 * 10.2)
+    assert out.power.systems_kw == pytest.approx(127 * 10.2)
+    it = out.power.it_kw
+    assert it.gpus == pytest.approx(127 * 8 * 0.7)
+    assert it.gpus + it.hosts == pytest.approx(127 * 10.2)
 
 
 @pytest.mark.parametrize(("limit_kw", "per_rack", "rack_kw"), [(30, 2, 28.6), (60, 4, 57.2)])
@@ -180,6 +179,7 @@ def test_a_100k_h100_cluster_needs_about_150_mw():
     # SemiAnalysis "100k cluster" opening: ~150 MW (cost.md, public outline [P]); tolerance 10%.
     doc = design_doc("llama3-16k-h100-roce")
     doc["compute"]["gpu_count"] = 100_000
-    out = _facility(doc)  # PUE 1.1 given
-    assert out["power"]["facility_kw"] / 1000 == pytest.approx(150, rel=0.10)
-    assert out["rack_summary"]["compute_racks"] == 12_500 // 2  # 2 x 10.2 kW under 25 kW
+    facility = cluster_facility(doc)  # PUE 1.1 given
+    assert facility.totals.facility_kw / 1000 == pytest.approx(150, rel=0.10)
+    assert facility.totals.compute_racks == 12_500 // 2  # 2 x 10.2 kW under 25 kW
+    assert facility.primary.power.facility_kw == facility.totals.facility_kw  # one site

@@ -4,6 +4,12 @@ storage networks, RoCE lossless checks, and the bill of materials.
     evaluate_fabric(spec, catalog) -> FabricResult   # one fabric per site, plus the WAN
     evaluate_site_networks(site_spec, catalog) -> dict  # the networks of one site
 
+Each site's compute fabric is sized to that site's GPUs only (`models_engine.sites`), so the
+capacity check (`fabric-capacity-exceeded`) is per site. The WAN / data-centre-interconnect
+routers and coherent optics between sites come from `regions.wan_links` (`wan.py`), each BOM
+line tagged with its site. The system a design is built from is resolved by the shared
+`models_engine.systems` (the fabric engine never imports the facility engine).
+
 Validated against the NVIDIA DGX SuperPOD reference architectures (fabric_power.md [S1]):
 switch and cable counts come from radix, rails, planes and the equal-links-per-spine rule, not
 from a lookup table.
@@ -11,8 +17,8 @@ from a lookup table.
 
 from __future__ import annotations
 
-from models_engine.engines.facility.systems import resolve_system
 from models_engine.hardware import resolve_gpu
+from models_engine.systems import resolve_system
 
 from .auxiliary import build_auxiliary
 from .bom import bom_line, sum_field

@@ -49,6 +49,7 @@ def pick_module(catalog, speed_gbps: float, fiber: str, twin: bool) -> ModuleCho
         optic
         for optic in catalog.optics.values()
         if optic.media == "transceiver"
+        and not optic.coherent
         and optic.fiber == fiber
         and optic.speed_gbit_per_s == speed_gbps
     ]

@@ -147,7 +147,8 @@ def unknown_figure_findings(bom: list[dict]) -> list[dict]:
         {
             line["item"]
             for line in bom
-            if line["unit_power_w"] is None and line["category"] in ("switch", "transceiver")
+            if line["unit_power_w"] is None
+            and line["category"] in ("switch", "transceiver", "router")
         }
     )
     if power:

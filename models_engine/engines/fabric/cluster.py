@@ -13,7 +13,9 @@ from .result import (
     FabricTotals,
     SiteFabric,
     SwitchCounts,
+    WanPlan,
 )
+from .wan import build_wan
 
 
 def size_site_fabric(site: SiteSlice, catalog) -> SiteFabric:
@@ -32,7 +34,7 @@ def evaluate_fabric(spec, catalog, sites: list[SiteSlice] | None = None) -> Fabr
     """The networks of a design (`DesignSpec`): a fabric per GPU site, the WAN between them."""
     sites = site_slices(spec) if sites is None else sites
     fabrics = [size_site_fabric(site, catalog) for site in sites]
-    wan = None
+    wan = build_wan(spec, catalog)
     bom = [
         line.model_copy(update={"site": fabric.site_id})
         for fabric in fabrics
@@ -51,11 +53,12 @@ def evaluate_fabric(spec, catalog, sites: list[SiteSlice] | None = None) -> Fabr
         ),
         findings=[
             {**finding, "site": fabric.site_id} for fabric in fabrics for finding in fabric.findings
-        ],
+        ]
+        + [{**finding, "site": None} for finding in (wan.findings if wan else [])],
     )
 
 
-def _totals(fabrics: list[SiteFabric], wan) -> FabricTotals:
+def _totals(fabrics: list[SiteFabric], wan: WanPlan | None) -> FabricTotals:
     def total(attribute) -> int:
         return sum(attribute(fabric.scale_out) for fabric in fabrics)
 
@@ -71,7 +74,5 @@ def _totals(fabrics: list[SiteFabric], wan) -> FabricTotals:
         cables=total(lambda so: so.cables["total"]),
         nic_cards=total(lambda so: so.nics.cards),
         wan_routers=sum(wan.routers_by_site.values()) if wan else 0,
-        wan_transceivers=sum(line.quantity for line in wan.bom if line.category == "transceiver")
-        if wan
-        else 0,
+        wan_transceivers=wan.transceivers if wan else 0,
     )

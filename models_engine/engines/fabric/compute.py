@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models_engine.engines.facility.systems import SystemFigures, nodes_per_rack
+from models_engine.systems import SystemFigures, nodes_per_rack
 
 from .build import NetworkBuild, NodeEnds, build_network
 from .clos import port_mode_for

@@ -82,3 +82,25 @@ RTT_US_HOST = 2.0
 # fabric's InfiniBand switch for an InfiniBand storage fabric (DGX SuperPOD storage fabric is
 # NDR InfiniBand, fabric_power.md [S1]) and the Spectrum-4 SN5600 for Ethernet (assumption).
 ETHERNET_AUX_SWITCH = "nvidia-sn5600"
+
+# --- WAN / data-centre interconnect ---------------------------------------------------------------
+# Router at each end of the WAN links: a fixed 800GE transport router whose cages take 400G
+# coherent pluggables (catalog juniper-ptx10002-36qdd; assumption: the engine's default DCI router).
+WAN_ROUTER_SKU = "juniper-ptx10002-36qdd"
+# Coherent pluggables by reach: 400ZR up to 120 km (OIF 400ZR, catalog qsfpdd-400g-zr), OpenZR+
+# beyond it over an amplified line system (catalog qsfpdd-400g-zrp). Picked by the catalog reach.
+WAN_OPTICS_BY_REACH = ("qsfpdd-400g-zr", "qsfpdd-400g-zrp")
+# Half of a DCI router's ports face the WAN, half face the site's fabric at the same bandwidth, so
+# the router is not a bottleneck (assumption: non-blocking DCI edge; the site-side ports and their
+# grey optics are not sized here).
+WAN_PORT_SHARE_OF_ROUTER = 0.5
+# At least two routers per site with WAN links, so one router failure does not cut the site off
+# (assumption: dual-homed DCI edge, the usual practice; no published oracle found).
+WAN_MIN_ROUTERS_PER_SITE = 2
+# Fibre route length from the link's round-trip time: light in silica fibre travels at c / 1.468
+# = 204 km per ms (group index of G.652 fibre at 1550 nm ~1.468, stated in fibre data sheets),
+# so one-way km = RTT / 2 x 204 (derived; an upper bound, as RTT also holds equipment delay).
+FIBRE_KM_PER_MS_ONE_WAY = 299_792.458 / 1.468 / 1000.0
+# 400ZR and OpenZR+ need mux/demux and amplifiers beyond 40 km at 400G (Cisco 400G coherent
+# optics table, secondary): the line system is reported, not priced.
+UNAMPLIFIED_COHERENT_REACH_KM = 40.0

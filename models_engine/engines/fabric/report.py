@@ -191,13 +191,13 @@ def network_for_performance(spec, cf: ComputeFabric, nic, scale_up: dict, hops: 
 def power_block(bom: list[dict]) -> dict:
     """Fabric power by category: typical (energy) and max (provisioning), W."""
     out = {}
-    for category in ("switch", "transceiver", "appliance"):
+    for category in ("switch", "transceiver", "appliance", "router"):
         out[f"{category}_typical_w"] = sum_field(bom, "total_power_w", category=category)
         out[f"{category}_max_w"] = sum_field(bom, "total_power_max_w", category=category)
     out["total_typical_w"] = sum(v for k, v in out.items() if k.endswith("_typical_w"))
     out["total_max_w"] = sum(v for k, v in out.items() if k.endswith("_max_w"))
     by_network = {}
-    for network in ("compute", "storage", "frontend"):
+    for network in ("compute", "storage", "frontend", "wan"):
         by_network[network] = sum_field(bom, "total_power_max_w", network=network)
     out["max_w_by_network"] = by_network
     return out

@@ -153,6 +153,8 @@ class FabricPower(ResultPart):
     transceiver_max_w: float
     appliance_typical_w: float
     appliance_max_w: float
+    router_typical_w: float
+    router_max_w: float
     total_typical_w: float
     total_max_w: float
     max_w_by_network: dict[str, float]
@@ -184,21 +186,33 @@ class SiteFabric(EngineResult):
 
 
 class WanLinkPlan(ResultPart):
-    """The equipment one WAN link needs at each end."""
+    """The equipment one WAN link needs: the same ports and coherent optics at each end."""
 
     from_site: str
     to_site: str
     bandwidth_gbps: float
+    rtt_ms: float
+    fibre_km_estimate: float  # one-way fibre route from the RTT (an upper bound)
+    reach_class: str  # "400zr", "openzr+" or "beyond-pluggable-reach"
     ports_per_end: int
     port_speed_gbps: float
+    transceivers: int  # coherent modules on both ends (0 beyond pluggable reach)
     router_sku: str
-    optic_sku: str
+    optic_sku: str | None  # None beyond pluggable reach (a line system or leased wave is needed)
+    line_system_needed: bool  # amplifiers / mux or a leased wavelength, not priced
 
 
 class WanPlan(ResultPart):
+    """WAN / data-centre-interconnect equipment between the sites, per site and per link."""
+
+    router_sku: str
+    wan_ports_per_router: int
     links: list[WanLinkPlan]
+    ports_by_site: dict[str, int]
     routers_by_site: dict[str, int]
-    bom: list[BomLine]
+    transceivers: int
+    bom: list[BomLine]  # every line tagged with its site
+    findings: list[JsonDict]
 
 
 class FabricTotals(ResultPart):
@@ -226,6 +240,10 @@ class FabricResult(EngineResult):
 
     def site(self, site_id: str) -> SiteFabric:
         return next(s for s in self.sites if s.site_id == site_id)
+
+    def site_bom(self, site_id: str) -> list[BomLine]:
+        """Every BOM line placed at one site: its networks and its WAN equipment."""
+        return [line for line in self.bom if line.site == site_id]
 
     @property
     def primary(self) -> SiteFabric:

@@ -4,23 +4,27 @@ power and cooling redundancy, cooling feasibility per rack density, liquid fract
     evaluate_facility(spec, catalog, *, fabric, storage=None, cooling_thresholds_kw=None)
         -> FacilityResult   # one facility per site, plus cluster totals
 
-`fabric` is the fabric engine's `FabricResult`: each site's BOM supplies that site's switches,
-optics and appliances. `cooling_thresholds_kw` overrides the catalog's max rack kW per
-cooling type ({cooling id: kW}), since published thresholds disagree.
+`fabric` is the fabric engine's `FabricResult`, read by attributes: each site's BOM lines
+(`FabricResult.site_bom`) supply that site's switches, optics, appliances and WAN routers and
+coherent optics. The facility engine imports only the fabric engine's result types.
+`cooling_thresholds_kw` overrides the catalog's max rack kW per cooling type ({cooling id: kW}),
+since published thresholds disagree.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+from models_engine.engines.fabric.result import BomLine, SiteFabric
 from models_engine.hardware import resolve_gpu
+from models_engine.systems import resolve_system, systems_per_rack
 
 from .cooling import cooling_block
 from .data import BREAKER_CONTINUOUS_DERATING
 from .power import energy_block, it_power_kw, pue_for, redundancy_block
 from .racks import compute_racks, floor_plan, network_racks, place_on_floor
 from .result import FacilityResult, SiteFacility
-from .systems import resolve_system, systems_per_rack
 
 __all__ = ["FacilityResult", "SiteFacility", "evaluate_facility", "evaluate_site_facility"]
 
@@ -44,8 +48,17 @@ def storage_power_kw(spec, catalog) -> tuple[float, list[str]]:
     return known, unknown
 
 
-def evaluate_site_facility(spec, catalog, *, fabric: dict, cooling_thresholds_kw=None) -> dict:
-    """Facility of one site (`spec` scoped to that site, `fabric` that site's networks)."""
+def evaluate_site_facility(
+    spec,
+    catalog,
+    *,
+    fabric: SiteFabric,
+    network_bom: Sequence[BomLine],
+    cooling_thresholds_kw=None,
+) -> dict:
+    """Facility of one site: `spec` scoped to that site, `fabric` that site's networks and
+    `network_bom` every BOM line placed at the site (its networks and its WAN equipment,
+    `FabricResult.site_bom(site_id)`)."""
     facility, compute = spec.facility, spec.compute
     gpu = resolve_gpu(compute, catalog)
     system = resolve_system(compute, catalog, gpu)
@@ -53,14 +66,14 @@ def evaluate_site_facility(spec, catalog, *, fabric: dict, cooling_thresholds_kw
     systems = math.ceil(compute.gpu_count / system.gpus_per_system)
 
     compute_rack_list = compute_racks(system, systems, limit)
-    network_rack_list = network_racks(fabric, limit, 1)
+    network_rack_list = network_racks(network_bom, limit, 1)
     racks = compute_rack_list + network_rack_list
     place_on_floor(racks)
     compute_count = sum(rack["count"] for rack in compute_rack_list)
     network_count = sum(rack["count"] for rack in network_rack_list)
 
     storage_kw, storage_unknown = storage_power_kw(spec, catalog)
-    it = it_power_kw(system, systems, fabric, storage_kw)
+    it = it_power_kw(system, systems, network_bom, storage_kw)
     cooling = catalog.get("cooling", facility.cooling)
     pue, pue_source = pue_for(facility, cooling)
     energy = energy_block(it, pue, pue_source)
@@ -70,7 +83,7 @@ def evaluate_site_facility(spec, catalog, *, fabric: dict, cooling_thresholds_kw
     )
     findings = _findings(spec, system, storage_unknown, pue_source) + cool["findings"]
     per_rack = systems_per_rack(system, limit)
-    su_nodes = fabric["scale_out"].get("nodes_per_su")
+    su_nodes = fabric.scale_out.nodes_per_su
     su_kw = None if not su_nodes else su_nodes / system.nodes_per_system * system.power_max_kw
     return {
         "system": {

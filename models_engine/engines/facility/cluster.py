@@ -32,7 +32,8 @@ def evaluate_facility(
             **evaluate_site_facility(
                 site.spec,
                 catalog,
-                fabric=fabric.site(site.site_id).to_json(),
+                fabric=fabric.site(site.site_id),
+                network_bom=fabric.site_bom(site.site_id),
                 cooling_thresholds_kw=cooling_thresholds_kw,
             ),
         )

@@ -4,14 +4,8 @@ References are to ../shared/reference/fabric_power.md [S..] and cost.md unless a
 """
 
 # --- Systems and racks ---------------------------------------------------------------------
-# Host overhead of a GPU server: system max power / GPU TDP. DGX H100: 10.2 kW / (8 x 0.7 kW)
-# = 1.82 ([S21] 10.2 kW; [S10] 700 W; the same ratio is Epoch's server power model, cost.md).
-# Used only when neither the design nor the catalog gives the system's power.
-HOST_POWER_OVERHEAD_FACTOR = 10.2 / (8 * 0.7)
-# Rack space per GPU when the system's height is unknown: DGX H100 is 8U for 8 GPUs ([S20]).
-RACK_UNITS_PER_GPU_DEFAULT = 1.0
-# Usable height of a standard EIA-310 rack (assumption; PDUs mount 0U at the back).
-RACK_USABLE_UNITS = 42
+# Host overhead, rack height per GPU and usable rack units live with the system resolution in
+# models_engine/systems.py (shared with the fabric engine).
 # Racks per row on the floor plan (assumption: a common hot-aisle pod of 2 x 10 racks).
 RACKS_PER_ROW = 20
 

@@ -13,6 +13,9 @@ and the installed capacity each redundancy level needs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+
+from models_engine.engines.fabric.result import BomLine
 
 from .data import (
     CLIMATE_COOLING_MULTIPLIER,
@@ -27,33 +30,34 @@ from .data import (
     UPTIME_TIERS,
 )
 
-
-def _network_w(fabric: dict, key: str, category: str) -> float:
-    return sum(
-        line[key] or 0.0
-        for line in fabric["bom"]
-        if line["category"] == category
-        or (category == "switch" and line["category"] == "appliance")
-    )
+# BOM categories counted as network devices ("switches" in the IT power split) and as optics.
+NETWORK_DEVICE_CATEGORIES = ("switch", "appliance", "router")
 
 
-def it_power_kw(system, systems: int, fabric: dict, storage_kw: float) -> dict:
+def _network_w(bom: Sequence[BomLine], field: str, categories: tuple[str, ...]) -> float:
+    return sum(getattr(line, field) or 0.0 for line in bom if line.category in categories)
+
+
+def it_power_kw(system, systems: int, bom: Sequence[BomLine], storage_kw: float) -> dict:
+    """IT kW of one site: its systems, every network device and optic of its BOM (WAN routers
+    and coherent optics included), and its storage."""
     gpus = system.gpu_power_kw * systems
     hosts = (system.power_max_kw - system.gpu_power_kw) * systems
-    switches = _network_w(fabric, "total_power_max_w", "switch") / 1000.0
-    optics = _network_w(fabric, "total_power_max_w", "transceiver") / 1000.0
-    total = gpus + hosts + switches + optics + storage_kw
+    devices, optics = NETWORK_DEVICE_CATEGORIES, ("transceiver",)
+    switches = _network_w(bom, "total_power_max_w", devices) / 1000.0
+    optics_kw = _network_w(bom, "total_power_max_w", optics) / 1000.0
+    total = gpus + hosts + switches + optics_kw + storage_kw
     energy = (
         (gpus + hosts) * TRAINING_DRAW_FRACTION
-        + _network_w(fabric, "total_power_w", "switch") / 1000.0
-        + _network_w(fabric, "total_power_w", "transceiver") / 1000.0
+        + _network_w(bom, "total_power_w", devices) / 1000.0
+        + _network_w(bom, "total_power_w", optics) / 1000.0
         + storage_kw
     )
     return {
         "gpus": gpus,
         "hosts": hosts,
         "switches": switches,
-        "optics": optics,
+        "optics": optics_kw,
         "storage": storage_kw,
         "total": total,
         "energy_basis_total": energy,

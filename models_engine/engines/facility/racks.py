@@ -6,11 +6,18 @@ data the studio draws (one entry per distinct rack, with how many such racks the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from .data import RACK_USABLE_UNITS, RACKS_PER_ROW
-from .systems import SystemFigures, systems_per_rack
+from models_engine.engines.fabric.result import BomLine
+from models_engine.systems import RACK_USABLE_UNITS, SystemFigures, systems_per_rack
+
+from .data import RACKS_PER_ROW
 
 DEFAULT_RACK_UNITS = 1  # assumption when the catalog gives no height (1U switches)
+# Networks whose gear sits in the site's network racks (the WAN routers and their coherent optics
+# included) and the BOM categories that take rack space there.
+NETWORK_RACK_NETWORKS = ("compute", "storage", "frontend", "wan")
+NETWORK_RACK_DEVICES = ("switch", "appliance", "router")
 
 
 def _rack(kind: str, first: int, count: int, items: list[dict], limit_kw: float) -> dict:
@@ -53,40 +60,39 @@ def compute_racks(system: SystemFigures, systems: int, limit_kw: float) -> list[
     return racks
 
 
-def _switch_groups(fabric: dict) -> list[dict]:
+def _switch_groups(bom: Sequence[BomLine]) -> list[dict]:
     """Network gear per BOM line: units and max kW each (switch-side optics spread evenly)."""
-    lines = fabric["bom"]
     groups = []
-    for network in ("compute", "storage", "frontend"):
+    for network in NETWORK_RACK_NETWORKS:
         gear = [
             line
-            for line in lines
-            if line["network"] == network
-            and line["placement"] == "network rack"
-            and line["category"] in ("switch", "appliance")
+            for line in bom
+            if line.network == network
+            and line.placement == "network rack"
+            and line.category in NETWORK_RACK_DEVICES
         ]
-        devices = sum(line["quantity"] for line in gear)
+        devices = sum(line.quantity for line in gear)
         optics_w = sum(
-            line["total_power_max_w"] or 0.0
-            for line in lines
-            if line["network"] == network
-            and line["category"] == "transceiver"
-            and line["placement"] == "network rack"
+            line.total_power_max_w or 0.0
+            for line in bom
+            if line.network == network
+            and line.category == "transceiver"
+            and line.placement == "network rack"
         )
         for line in gear:
-            units = line.get("rack_units") or DEFAULT_RACK_UNITS
-            kw_each = ((line["unit_power_max_w"] or 0.0) + optics_w / devices) / 1000.0
+            units = line.rack_units or DEFAULT_RACK_UNITS
+            kw_each = ((line.unit_power_max_w or 0.0) + optics_w / devices) / 1000.0
             groups.append(
-                {"what": line["item"], "quantity": line["quantity"], "units": units, "kw": kw_each}
+                {"what": line.item, "quantity": line.quantity, "units": units, "kw": kw_each}
             )
     return groups
 
 
-def network_racks(fabric: dict, limit_kw: float, first: int) -> list[dict]:
+def network_racks(bom: Sequence[BomLine], limit_kw: float, first: int) -> list[dict]:
     """One run of racks per switch tier: as many switches per rack as height and power allow."""
     racks = []
     number = first
-    for group in _switch_groups(fabric):
+    for group in _switch_groups(bom):
         by_space = RACK_USABLE_UNITS // group["units"]
         by_power = math.floor(limit_kw / group["kw"]) if group["kw"] > 0 else by_space
         per_rack = max(1, min(by_space, by_power))

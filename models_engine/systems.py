@@ -1,12 +1,23 @@
 """The system (server or rack-scale system) a design is built from, resolved once: power, height,
-GPUs and compute nodes per system, cooling need. Catalog first, then a derivation from the GPU."""
+GPUs and compute nodes per system, cooling need. Catalog first, then a derivation from the GPU.
+
+Shared by the fabric engine (node placement, NICs in the system) and the facility engine (racks,
+power), next to `models_engine.hardware`, so neither engine imports the other.
+References are to ../shared/reference/fabric_power.md [S..]."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from .data import HOST_POWER_OVERHEAD_FACTOR, RACK_UNITS_PER_GPU_DEFAULT, RACK_USABLE_UNITS
+# Host overhead of a GPU server: system max power / GPU TDP. DGX H100: 10.2 kW / (8 x 0.7 kW)
+# = 1.82 ([S21] 10.2 kW; [S10] 700 W; the same ratio is Epoch's server power model, cost.md).
+# Used only when neither the design nor the catalog gives the system's power.
+HOST_POWER_OVERHEAD_FACTOR = 10.2 / (8 * 0.7)
+# Rack space per GPU when the system's height is unknown: DGX H100 is 8U for 8 GPUs ([S20]).
+RACK_UNITS_PER_GPU_DEFAULT = 1.0
+# Usable height of a standard EIA-310 rack (assumption; PDUs mount 0U at the back).
+RACK_USABLE_UNITS = 42
 
 
 @dataclass(frozen=True)
