@@ -135,9 +135,7 @@ def _cost(
 def _scaling(
     ctx: EvaluationContext, performance: PerformanceResult, regions: RegionsResult
 ) -> ScalingResult:
-    return scaling_curve(
-        ctx.spec, ctx.gpu, ctx.catalog, performance=performance, regions=regions
-    )
+    return scaling_curve(ctx.spec, ctx.gpu, ctx.catalog, performance=performance, regions=regions)
 
 
 def _security(

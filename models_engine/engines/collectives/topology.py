@@ -59,6 +59,7 @@ class Topology:
     gpus_per_node: int
 
     def as_dict(self) -> dict:
+        out_level = self.scale_out
         out = {
             "nvlink_domain": {
                 "gpus": self.scale_up.gpus,
@@ -70,8 +71,8 @@ class Topology:
                 "nic_busbw_gb_per_s_per_gpu": self.scale_out.nic_busbw_gb_per_s_per_gpu,
                 "nodes_per_leaf": self.scale_out.nodes_per_leaf,
                 "nodes_per_pod": self.scale_out.nodes_per_pod,
-                "cross_leaf_busbw_gb_per_s_per_gpu": self.scale_out.cross_leaf_busbw_gb_per_s_per_gpu,
-                "cross_pod_busbw_gb_per_s_per_gpu": self.scale_out.cross_pod_busbw_gb_per_s_per_gpu,
+                "cross_leaf_busbw_gb_per_s_per_gpu": out_level.cross_leaf_busbw_gb_per_s_per_gpu,
+                "cross_pod_busbw_gb_per_s_per_gpu": out_level.cross_pod_busbw_gb_per_s_per_gpu,
                 "leaf_oversubscription": self.scale_out.leaf_oversubscription,
                 "spine_oversubscription": self.scale_out.spine_oversubscription,
                 "max_switch_hops": self.scale_out.max_switch_hops,

@@ -101,13 +101,15 @@ def training_with_wan(
         strategy, added, step = NO_WAN, 0.0, site_step
     else:
         # The chosen option's own step (site step + its added time): one number for both.
-        strategy, added, step = chosen["strategy"], chosen["wan_added_s_per_step"], chosen["step_time_s"]
+        strategy = chosen["strategy"]
+        added, step = chosen["wan_added_s_per_step"], chosen["step_time_s"]
     tokens_per_s = performance.tokens_per_step / step
+    days = failure_free_days(spec.workload.tokens_to_train, tokens_per_s)
     return TrainingWithWan(
         site_step_time_s=site_step,
         wan_added_s_per_step=added,
         step_time_s=step,
         strategy=strategy,
-        time_to_train_failure_free_days=failure_free_days(spec.workload.tokens_to_train, tokens_per_s),
+        time_to_train_failure_free_days=days,
         tokens_per_s=tokens_per_s,
     )
