@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from models_engine.engines.performance.result import SECONDS_PER_DAY, PerformanceResult
 from models_engine.engines.storage.result import StorageResult
+from models_engine.sites import site_slices
 
 from .jurisdictions import site_location
 from .residency import GB, TB, placement, stored_findings
@@ -36,10 +37,10 @@ def evaluate_regions(
     locations = {site.id: site_location(site, catalog) for site in regions.sites}
     findings: list[dict] = []
 
-    exchange = cross_site(spec, performance)
-    training = training_with_wan(spec, performance, exchange)
-    cross = _cross_region(spec, exchange, findings)
-    if performance.training and exchange is None:
+    plan = cross_site(spec, performance)
+    training = training_with_wan(spec, performance, plan)
+    cross = _cross_region(spec, plan, findings)
+    if performance.training and plan is None:
         _no_wan_path(spec, findings)
     days = training.time_to_train_failure_free_days if training else None
     run_months = days / DAYS_PER_MONTH if days else None
@@ -50,9 +51,9 @@ def evaluate_regions(
         cross["recommendation"] = recommend(
             cross["strategies"],
             residency_bound=True,
-            exchange=exchange.exchange,
-            model_bytes=exchange.model_bytes,
-            compute_s=exchange.site_step_time_s,
+            exchange=plan.exchange,
+            model_bytes=plan.model_bytes,
+            compute_s=plan.site_step_time_s,
         )
 
     checkpoint_bytes = storage.checkpoint.size_bytes if storage.checkpoint.applies else 0.0
@@ -61,13 +62,14 @@ def evaluate_regions(
         performance.training,
         checkpoint_bytes,
         cross,
-        exchange.hops if cross else [],
+        plan.hops if cross else [],
         plans,
         run_months,
         checkpoint_offsite_copies_per_day,
     )
+    site_gpus = {site.site_id: site.gpus for site in site_slices(spec)}
     return RegionsResult(
-        sites=[_site_dict(s, locations[s.id], spec.compute.gpu_count) for s in regions.sites],
+        sites=[_site_dict(s, locations[s.id], site_gpus.get(s.id, 0)) for s in regions.sites],
         wan_links=_links(regions.wan_links, cross, egress),
         cross_region=cross,
         training=training,
@@ -89,12 +91,13 @@ def evaluate_regions(
     )
 
 
-def _site_dict(site, location, gpu_count: int) -> dict:
+def _site_dict(site, location, gpus: int) -> dict:
+    """`gpus`: the site's GPUs in whole purchase units (`models_engine.sites`)."""
     return {
         "id": site.id,
         "name": site.name,
         "gpu_share": site.gpu_share,
-        "gpus": round(site.gpu_share * gpu_count),
+        "gpus": gpus,
         "power_price_usd_per_kwh": site.power_price_usd_per_kwh,
         "carbon_gco2e_per_kwh": site.carbon_gco2e_per_kwh,
         "jurisdiction": site.jurisdiction,
@@ -126,13 +129,13 @@ def _no_wan_path(spec, findings: list[dict]) -> None:
         )
 
 
-def _cross_region(spec, exchange: CrossSite | None, findings: list[dict]) -> dict | None:
+def _cross_region(spec, plan: CrossSite | None, findings: list[dict]) -> dict | None:
     """The cross-region block (None without two connected GPU sites)."""
-    if exchange is None:
+    if plan is None:
         return None
-    strategies = exchange.strategies
+    strategies = plan.strategies
     chosen = spec.regions.cross_region_strategy
-    sync = exchange.option("synchronous")
+    sync = plan.option("synchronous")
     sync_viable = sync["step_time_increase_fraction"] <= SYNC_VIABLE_SLOWDOWN
     if chosen == "synchronous" and not sync_viable:
         findings.append(
@@ -144,15 +147,15 @@ def _cross_region(spec, exchange: CrossSite | None, findings: list[dict]) -> dic
                 "or async averaging",
             }
         )
-    link = exchange.exchange
+    link = plan.exchange
     return {
-        "gpu_sites": exchange.site_ids,
+        "gpu_sites": plan.site_ids,
         "strategy_chosen": chosen,
-        "chosen": exchange.option(chosen),
-        "site_step_time_s": exchange.site_step_time_s,
-        "gradient_bytes_per_step": exchange.gradient_bytes,
-        "gradient_bytes_per_dp_rank": exchange.gradient_bytes_per_rank,
-        "model_exchange_bytes": exchange.model_bytes,
+        "chosen": plan.option(chosen),
+        "site_step_time_s": plan.site_step_time_s,
+        "gradient_bytes_per_step": plan.gradient_bytes,
+        "gradient_bytes_per_dp_rank": plan.gradient_bytes_per_rank,
+        "model_exchange_bytes": plan.model_bytes,
         "bottleneck_bandwidth_gbps": link.bandwidth_bytes_per_s * 8.0 / 1e9,
         "ring_rtt_ms": link.one_way_latency_s * 2000.0,
         "ring": [
@@ -162,7 +165,7 @@ def _cross_region(spec, exchange: CrossSite | None, findings: list[dict]) -> dic
                 "rtt_ms": hop.rtt_ms,
                 "links": list(hop.links),
             }
-            for hop in exchange.hops
+            for hop in plan.hops
         ],
         "synchronous_viable": sync_viable,
         "synchronous_wan_allreduce_s": sync["wan_time_per_exchange_s"],
@@ -171,8 +174,8 @@ def _cross_region(spec, exchange: CrossSite | None, findings: list[dict]) -> dic
             strategies,
             residency_bound=False,
             exchange=link,
-            model_bytes=exchange.model_bytes,
-            compute_s=exchange.site_step_time_s,
+            model_bytes=plan.model_bytes,
+            compute_s=plan.site_step_time_s,
         ),
     }
 

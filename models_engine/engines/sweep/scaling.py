@@ -68,12 +68,12 @@ def scaling_curve(
             continue
         try:
             variant = parse_design(_scaled_doc(doc, factor))
-        except (SpecValidationError, ValueError) as exc:
+            fabric = evaluate_fabric(variant, catalog)
+            result = evaluate_performance(variant, gpu, catalog, fabric=fabric)
+        except ValueError as exc:  # SpecValidationError is one; so is "no layout fits"
             reason = exc.errors[0]["message"] if isinstance(exc, SpecValidationError) else str(exc)
             skipped.append({"scale": factor, "reason": reason})
             continue
-        fabric = evaluate_fabric(variant, catalog)
-        result = evaluate_performance(variant, gpu, catalog, fabric=fabric)
         points.append(
             _point(factor, variant.compute.gpu_count, result, training_with_wan(variant, result))
         )
