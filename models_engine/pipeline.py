@@ -64,8 +64,7 @@ def _fabric(ctx: EvaluationContext) -> FabricResult:
 
 
 def _performance(ctx: EvaluationContext, fabric: FabricResult) -> PerformanceResult:
-    # TRANSITIONAL: the performance engine does not read the fabric result yet.
-    return PerformanceResult.model_validate(evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog))
+    return evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog, fabric=fabric)
 
 
 def _storage(
@@ -89,14 +88,7 @@ def _facility(
 def _regions(
     ctx: EvaluationContext, performance: PerformanceResult, storage: StorageResult
 ) -> RegionsResult:
-    # TRANSITIONAL: regions still reads plain dicts and does not own the WAN-added step yet.
-    legacy = evaluate_regions(
-        ctx.spec,
-        ctx.catalog,
-        performance=performance.to_json(),
-        storage=storage.primary.to_json(),
-    )
-    return RegionsResult.model_validate({**legacy, "training": None})
+    return evaluate_regions(ctx.spec, ctx.catalog, performance=performance, storage=storage)
 
 
 def _reliability(
@@ -147,9 +139,7 @@ def _cost(
 def _scaling(
     ctx: EvaluationContext, performance: PerformanceResult, regions: RegionsResult
 ) -> ScalingResult:
-    # TRANSITIONAL: the scaling curve does not read the design's step yet.
-    del performance, regions
-    return ScalingResult.model_validate(scaling_curve(ctx.spec, ctx.gpu, ctx.catalog))
+    return scaling_curve(ctx.spec, ctx.gpu, ctx.catalog, performance=performance, regions=regions)
 
 
 def _security(

@@ -1,12 +1,14 @@
 """Collectives against nccl-tests measurements (../shared/reference/performance.md C01, C02,
-C04, C06) and the nccl-tests bus-bandwidth conventions."""
+C04, C06) and the nccl-tests bus-bandwidth conventions, on the network the fabric engine
+builds."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from models_engine.catalog import load_catalog
-from models_engine.engines.collectives import bus_factor, evaluate_collective, topology_from_spec
+from models_engine.engines.collectives import bus_factor, evaluate_collective, topology_from_fabric
+from models_engine.engines.fabric import evaluate_fabric
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
 
@@ -14,8 +16,8 @@ CATALOG = load_catalog()
 MiB = 2**20
 
 
-def topology(gpu_sku="h100-sxm-80gb", gpus=64, nic="cx7-ndr-400g", nic_gbps=400, **fabric):
-    spec = parse_design(
+def design(gpu_sku="h100-sxm-80gb", gpus=64, nic="cx7-ndr-400g", nic_gbps=400, **fabric):
+    return parse_design(
         {
             "workload": {
                 "layers": 2,
@@ -27,7 +29,13 @@ def topology(gpu_sku="h100-sxm-80gb", gpus=64, nic="cx7-ndr-400g", nic_gbps=400,
             "fabric": {"nic_sku": nic, "nic_speed_gbps": nic_gbps, **fabric},
         }
     )
-    return topology_from_spec(spec, resolve_gpu(spec.compute, CATALOG), CATALOG)
+
+
+def topology(*args, **kwargs):
+    """The hierarchy on the fabric the fabric engine builds for the design."""
+    spec = design(*args, **kwargs)
+    fabric = evaluate_fabric(spec, CATALOG).primary
+    return topology_from_fabric(spec.compute, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric)
 
 
 # C01: DGX H100, 8 GPUs, all_reduce_perf (NVLS default), float sum: size -> time us.
@@ -104,6 +112,8 @@ def test_all_to_all_across_nodes_is_limited_by_the_nic():
 def test_leaf_oversubscription_slows_traffic_that_leaves_the_leaf():
     flat = topology(gpus=1024)
     oversubscribed = topology(gpus=1024, oversubscription={"leaf": 4.0, "spine": 1.0})
+    # The fabric engine's leaf port split sets the oversubscription the collectives see.
+    assert oversubscribed.scale_out.leaf_oversubscription > 2.0
     big = [
         evaluate_collective("all_reduce", 2**30, 128, t, ranks_per_domain=1)
         for t in (flat, oversubscribed)
@@ -142,3 +152,24 @@ def test_bigger_messages_never_take_less_time(small, factor, ranks, operation):
 
 
 TOPOLOGY = topology()
+
+
+def test_the_scale_out_level_is_the_fabric_engines_network():
+    """No sizing of its own: bandwidth per level, oversubscription and hops are the fabric's."""
+    spec = design(gpus=1024, oversubscription={"leaf": 2.0, "spine": 1.0})
+    fabric = evaluate_fabric(spec, CATALOG).primary
+    network = fabric.network_for_performance
+    level = topology_from_fabric(
+        spec.compute, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric
+    ).scale_out
+    assert level.nic_busbw_gb_per_s_per_gpu == network.scale_out_effective_gbytes_per_s_per_gpu
+    assert (
+        level.cross_leaf_busbw_gb_per_s_per_gpu
+        == network.scale_out_effective_gbytes_per_s_per_gpu_cross_leaf
+    )
+    assert (
+        level.cross_pod_busbw_gb_per_s_per_gpu
+        == network.scale_out_effective_gbytes_per_s_per_gpu_cross_pod
+    )
+    assert level.leaf_oversubscription == network.oversubscription["leaf"]
+    assert level.max_switch_hops == network.max_switch_hops

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models_engine.catalog import load_catalog
+from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_memory, evaluate_performance
 from models_engine.engines.performance.candidates import from_layouts
 from models_engine.engines.performance.flops import model_flops_per_token
@@ -26,9 +27,12 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.jso
 MEMORY_KEYS = {"per_gpu_gib", "total_gib", "hbm_capacity_gib", "headroom_gib", "fits", "stage"}
 
 
-def run(doc, **kwargs):
+def run(doc) -> dict:
+    """The performance engine on the network the fabric engine builds (stored JSON)."""
     spec = parse_design(doc)
-    return evaluate_performance(spec, resolve_gpu(spec.compute, CATALOG), CATALOG, **kwargs)
+    fabric = evaluate_fabric(spec, CATALOG)
+    gpu = resolve_gpu(spec.compute, CATALOG)
+    return evaluate_performance(spec, gpu, CATALOG, fabric=fabric).to_json()
 
 
 def llama_8b(parallelism="auto", gpus=64, precision="bf16", batch=512, **workload):
@@ -63,7 +67,8 @@ def test_every_example_evaluates_to_json_with_the_memory_contract(path):
     assert result["step_time_s"] > 0
     if result["kind"] == "training":
         assert sum(result["breakdown_s"].values()) == pytest.approx(result["step_time_s"])
-        assert set(result["collectives"]) == {"nvlink_domain", "scale_out", "wan"}
+        assert set(result["collectives"]) == {"nvlink_domain", "scale_out"}
+        assert "wan_comm_exposed" not in result["breakdown_s"]  # single-site step
         assert result["time_to_train_days"] > 0
     else:
         assert result["inference"]["kv_cache_gib_per_gpu"] > 0
@@ -152,12 +157,13 @@ def test_fp8_is_faster_than_bf16_on_h100_but_not_twice():
     assert 1.1 < bf16 / fp8 < 2.0
 
 
-def test_time_to_train_scales_with_goodput():
+def test_time_to_train_is_failure_free_at_the_step():
     doc = llama_8b({"tp": 1, "cp": 2, "dp": 32, "recompute": "none"})
-    full, half = run(doc), run(doc, goodput=0.5)
-    assert half["time_to_train_days"] == pytest.approx(2 * full["time_to_train_days"])
-    with pytest.raises(ValueError, match="goodput"):
-        run(doc, goodput=0)
+    result = run(doc)
+    tokens_per_step = 512 * 8192
+    assert result["tokens_per_s"] == tokens_per_step / result["step_time_s"]
+    tokens_to_train = parse_design(doc).workload.tokens_to_train
+    assert result["time_to_train_days"] == tokens_to_train / result["tokens_per_s"] / 86_400
 
 
 def test_data_parallel_communication_is_exposed_more_on_a_slower_fabric():
@@ -294,12 +300,13 @@ def test_inference_auto_prefers_layouts_that_meet_the_slo():
     assert result["auto"]["top"][0]["lost_because"] is None
 
 
-def test_cross_region_design_reports_wan_collectives():
+def test_a_cross_region_design_has_no_wan_time_in_its_step():
+    """The performance step is the single-site step; the regions engine adds the WAN."""
     doc = json.loads((EXAMPLES[0].parent / "two-region-hierarchical.json").read_text())
     result = run(doc)
-    wan = result["collectives"]["wan"]["collectives"]
-    assert wan and wan[0]["level"] == "wan"
-    assert result["breakdown_s"]["wan_comm_exposed"] > 0
+    assert "wan" not in result["collectives"]
+    assert "wan_comm_exposed" not in result["breakdown_s"]
+    assert sum(result["breakdown_s"].values()) == pytest.approx(result["step_time_s"])
 
 
 def test_candidate_arrays_reject_nothing_valid_from_the_spec():

@@ -30,6 +30,7 @@ while choosing between mechanism variants.
 import pytest
 
 from models_engine.catalog import load_catalog
+from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_performance
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
@@ -113,8 +114,11 @@ def deepseek_v3(sku, gpus, tp, pp, ep, dp, batch):
 
 
 def run(doc) -> dict:
+    """The performance engine on the network the fabric engine builds (stored JSON)."""
     spec = parse_design(doc)
-    return evaluate_performance(spec, resolve_gpu(spec.compute, CATALOG), CATALOG)
+    fabric = evaluate_fabric(spec, CATALOG)
+    gpu = resolve_gpu(spec.compute, CATALOG)
+    return evaluate_performance(spec, gpu, CATALOG, fabric=fabric).to_json()
 
 
 def moe_rows():

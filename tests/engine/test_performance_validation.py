@@ -9,6 +9,7 @@ models_engine/engines/performance/efficiency_data.py.
 import pytest
 
 from models_engine.catalog import load_catalog
+from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_performance
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
@@ -57,8 +58,11 @@ def design(
 
 
 def run(doc) -> dict:
+    """The performance engine on the network the fabric engine builds (stored JSON)."""
     spec = parse_design(doc)
-    return evaluate_performance(spec, resolve_gpu(spec.compute, CATALOG), CATALOG)
+    fabric = evaluate_fabric(spec, CATALOG)
+    gpu = resolve_gpu(spec.compute, CATALOG)
+    return evaluate_performance(spec, gpu, CATALOG, fabric=fabric).to_json()
 
 
 def error_table(title, rows):

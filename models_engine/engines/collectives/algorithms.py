@@ -38,21 +38,31 @@ def domains_spanned(ranks, ranks_per_domain):
     return np.maximum(1.0, np.ceil(np.asarray(ranks, float) / np.maximum(ranks_per_domain, 1)))
 
 
-def oversubscription_factor(domains, topology):
-    """Bandwidth divisor for traffic that leaves a leaf (or a pod) of the fabric."""
+def scale_out_busbw_per_gpu(domains, topology):
+    """Per-GPU scale-out busbw of traffic spread over `domains` NVLink domains, as the fabric
+    engine built the fabric: inside one leaf, across leaves (leaf oversubscription) or across
+    pods (leaf x spine oversubscription)."""
     up, out = topology.scale_up, topology.scale_out
     nodes = domains * max(1, up.gpus // max(topology.gpus_per_node, 1))
-    leaf = np.where(nodes > out.nodes_per_leaf, out.leaf_oversubscription, 1.0)
-    spine = np.where(nodes > out.nodes_per_pod, out.spine_oversubscription, 1.0)
-    return leaf * spine
+    return np.where(
+        nodes > out.nodes_per_pod,
+        out.cross_pod_busbw_gb_per_s_per_gpu,
+        np.where(
+            nodes > out.nodes_per_leaf,
+            out.cross_leaf_busbw_gb_per_s_per_gpu,
+            out.nic_busbw_gb_per_s_per_gpu,
+        ),
+    )
 
 
 def inter_domain_busbw_gb_per_s(ranks_per_domain, domains, topology):
     """Per-rank busbw of a ring that leaves the NVLink domain: the domain's members each drive
     their own NIC (rail-aligned), and never faster than the NVLink ring inside the domain."""
-    out, up = topology.scale_out, topology.scale_up
-    nics = np.minimum(ranks_per_domain, max(up.gpus, 1)) * out.nic_busbw_gb_per_s_per_gpu
-    return np.minimum(up.ring_busbw_gb_per_s, nics / oversubscription_factor(domains, topology))
+    up = topology.scale_up
+    nics = np.minimum(ranks_per_domain, max(up.gpus, 1)) * scale_out_busbw_per_gpu(
+        domains, topology
+    )
+    return np.minimum(up.ring_busbw_gb_per_s, nics)
 
 
 def _hop_s(link: str, algorithm: str) -> float:
@@ -120,9 +130,7 @@ def _send_recv(size, n, local, topology):
     both ends sit in one NVLink domain."""
     up = topology.scale_up
     same_domain = local >= 2
-    inter = topology.scale_out.nic_busbw_gb_per_s_per_gpu / oversubscription_factor(
-        np.full_like(size, 2.0), topology
-    )
+    inter = scale_out_busbw_per_gpu(np.full_like(size, 2.0), topology)
     busbw = np.where(same_domain, up.ring_busbw_gb_per_s, inter)
     latency = BASE_LATENCY_US["ring"] * 1e-6 + np.where(
         same_domain, _hop_s(up.link, "ring"), _hop_s("network", "ring")
@@ -140,7 +148,7 @@ def _all_to_all(size, n, local, topology):
     domains = domains_spanned(n, local)
     intra_bytes = size * (local - 1.0) / n
     inter_bytes = size * (n - local) / n
-    nic = topology.scale_out.nic_busbw_gb_per_s_per_gpu / oversubscription_factor(domains, topology)
+    nic = scale_out_busbw_per_gpu(domains, topology)
     latency = BASE_LATENCY_US["ring"] * 1e-6 + (local - 1.0) * _hop_s(up.link, "ring")
     latency = latency + np.where(domains > 1, _hop_s("network", "ring"), 0.0)
     intra = intra_bytes / (up.ring_busbw_gb_per_s * 1e9)
@@ -154,18 +162,3 @@ def _all_to_all(size, n, local, topology):
     busbw = bus_bytes / np.maximum(time, 1e-12) / 1e9
     trivial = (n <= 1) | (size <= 0)
     return np.where(trivial, 0.0, time), np.where(trivial, NONE, DIRECT), busbw
-
-
-def wan_all_reduce_time_s(bytes_per_replica, wan):
-    """Cross-site all-reduce of one model replica's gradient after each site has reduced it
-    internally: every site exchanges the whole buffer over the narrowest WAN link (ring over
-    sites: 2(k-1)/k of it), plus one round trip per ring step."""
-    if wan is None or wan.sites < 2:
-        return 0.0
-    if wan.bandwidth_gb_per_s <= 0:
-        return float("inf")
-    k = wan.sites
-    steps = 2 * (k - 1)
-    return steps * wan.rtt_s / 2 + 2 * (k - 1) / k * bytes_per_replica / (
-        wan.bandwidth_gb_per_s * 1e9
-    )

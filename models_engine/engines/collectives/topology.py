@@ -1,7 +1,16 @@
-"""The link hierarchy a collective runs on: the NVLink (scale-up) domain, the scale-out fabric
-and, for multi-site designs, the WAN. Built once per design from the spec and the catalog."""
+"""The link hierarchy a collective runs on inside one site: the NVLink (scale-up) domain and
+the scale-out fabric. The scale-out level is the network the fabric engine built
+(`SiteFabric.network_for_performance` and its scale-out sizing): this module sizes nothing. What
+the WAN between sites adds is the regions engine's.
 
+`topology_from_fabric(compute, gpu, catalog, fabric)` builds it; a use without a pipeline (the
+scaling sweep, a benchmark) calls the fabric engine first (`evaluate_fabric(spec, catalog)`)."""
+
+from __future__ import annotations
+
+import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from models_engine.catalog import CatalogLookupError
 from models_engine.engines.collectives.constants import (
@@ -11,6 +20,9 @@ from models_engine.engines.collectives.constants import (
     PCIE_GEN5_BUSBW_GB_PER_S,
     RING_BUSBW_PER_LINE_RATE,
 )
+
+if TYPE_CHECKING:
+    from models_engine.engines.fabric.result import SiteFabric
 
 
 @dataclass(frozen=True)
@@ -25,22 +37,19 @@ class ScaleUpLevel:
 
 @dataclass(frozen=True)
 class ScaleOutLevel:
-    """The backend fabric as one GPU sees it (rail-aligned: each GPU drives its own NIC)."""
+    """The backend fabric as one GPU sees it (rail-aligned: each GPU drives its own NIC), as the
+    fabric engine built it: effective per-GPU bandwidth inside one leaf, across leaves (leaf
+    oversubscription) and across pods (leaf x spine oversubscription)."""
 
-    nic_busbw_gb_per_s_per_gpu: float
-    nodes_per_leaf: int
-    nodes_per_pod: int  # nodes under one spine block (3-tier fat tree); huge for 2 tiers
+    nic_busbw_gb_per_s_per_gpu: float  # same leaf (same rail leaf of one scalable unit)
+    cross_leaf_busbw_gb_per_s_per_gpu: float
+    cross_pod_busbw_gb_per_s_per_gpu: float
+    nodes_per_leaf: int  # nodes whose rail-aligned traffic stays inside one leaf
+    nodes_per_pod: int  # nodes under one spine block; the whole site when there is no core
     leaf_oversubscription: float
     spine_oversubscription: float
+    max_switch_hops: int
     technology: str
-
-
-@dataclass(frozen=True)
-class WanLevel:
-    sites: int
-    bandwidth_gb_per_s: float  # bytes, the narrowest link between sites
-    rtt_s: float
-    strategy: str
 
 
 @dataclass(frozen=True)
@@ -48,9 +57,9 @@ class Topology:
     scale_up: ScaleUpLevel
     scale_out: ScaleOutLevel
     gpus_per_node: int
-    wan: WanLevel | None = None
 
     def as_dict(self) -> dict:
+        out_level = self.scale_out
         out = {
             "nvlink_domain": {
                 "gpus": self.scale_up.gpus,
@@ -62,17 +71,14 @@ class Topology:
                 "nic_busbw_gb_per_s_per_gpu": self.scale_out.nic_busbw_gb_per_s_per_gpu,
                 "nodes_per_leaf": self.scale_out.nodes_per_leaf,
                 "nodes_per_pod": self.scale_out.nodes_per_pod,
+                "cross_leaf_busbw_gb_per_s_per_gpu": out_level.cross_leaf_busbw_gb_per_s_per_gpu,
+                "cross_pod_busbw_gb_per_s_per_gpu": out_level.cross_pod_busbw_gb_per_s_per_gpu,
                 "leaf_oversubscription": self.scale_out.leaf_oversubscription,
                 "spine_oversubscription": self.scale_out.spine_oversubscription,
+                "max_switch_hops": self.scale_out.max_switch_hops,
+                "source": "fabric engine (network_for_performance)",
             },
         }
-        if self.wan is not None:
-            out["wan"] = {
-                "sites": self.wan.sites,
-                "bandwidth_gb_per_s": self.wan.bandwidth_gb_per_s,
-                "rtt_ms": self.wan.rtt_s * 1e3,
-                "strategy": self.wan.strategy,
-            }
         return out
 
 
@@ -85,10 +91,11 @@ def _catalog_gpu(gpu, catalog):
         return None
 
 
-def scale_up_level(compute, gpu, catalog) -> ScaleUpLevel:
-    domain = compute.nvlink_domain.gpus
+def scale_up_level(compute, gpu, catalog, *, domain_gpus: int, nvlink_total: float) -> ScaleUpLevel:
+    """The NVLink domain of `domain_gpus` GPUs at `nvlink_total` GB/s per GPU (both directions,
+    the fabric engine's scale-up figures); NCCL's busbw on it from the catalog SKU."""
+    domain = domain_gpus
     sku = _catalog_gpu(gpu, catalog)
-    nvlink_total = gpu.nvlink_gbytes_per_s_per_gpu or 0.0
     if compute.nvlink_domain.kind == "pcie" or nvlink_total <= 0:
         # No NVSwitch: the GPUs of a node still reach each other over PCIe, so the node is the
         # first level of the hierarchy (TP stays limited to the NVLink domain by the spec).
@@ -106,71 +113,43 @@ def scale_up_level(compute, gpu, catalog) -> ScaleUpLevel:
     return ScaleUpLevel(domain, "nvlink", ring, nvls)
 
 
-def _switch_down_ports(fabric, catalog) -> int:
-    """Ports of one leaf facing the nodes, at the NIC speed, given the leaf oversubscription."""
-    try:
-        switch = catalog.get("switches", fabric.switch_sku)
-    except CatalogLookupError:
-        return 32
-    ports = switch.radix_ports
-    if switch.breakout_ports and switch.breakout_port_speed_gbit_per_s == fabric.nic_speed_gbps:
-        ports = switch.breakout_ports
-    elif fabric.nic_speed_gbps < switch.port_speed_gbit_per_s:
-        ports = int(ports * switch.port_speed_gbit_per_s // fabric.nic_speed_gbps)
-    over = fabric.oversubscription.leaf
-    return max(1, int(ports * over / (1.0 + over)))
-
-
-def scale_out_level(spec, catalog) -> ScaleOutLevel:
-    fabric, compute = spec.fabric, spec.compute
-    try:
-        nic = catalog.get("nics", fabric.nic_sku)
-        per_port = nic.effective_gb_per_s_per_port * min(
-            1.0, fabric.nic_speed_gbps / nic.line_rate_gbit_per_s
-        )
-    except CatalogLookupError:
-        # 97% of line rate, the ConnectX-7 ratio (48.5 GB/s x 8 / 400 Gb/s, catalog nics).
-        per_port = fabric.nic_speed_gbps / 8.0 * 0.97
-    per_gpu = per_port * fabric.nics_per_node / compute.gpus_per_node
-    down = _switch_down_ports(fabric, catalog)
-    # Rail-optimized: one leaf per rail, one port per node. Otherwise a node uses all its NICs
-    # on one leaf.
-    if fabric.topology == "rail-optimized":
-        nodes_per_leaf = down
-    else:
-        nodes_per_leaf = max(1, down // fabric.nics_per_node)
-    pod = nodes_per_leaf * max(1, down) if fabric.topology == "fat-tree-3tier" else 10**9
+def scale_out_level(fabric: SiteFabric) -> ScaleOutLevel:
+    """The scale-out level of one site's fabric, read from the fabric engine's result."""
+    network, scale_out = fabric.network_for_performance, fabric.scale_out
+    # Rail-optimized: a scalable unit's nodes share one leaf per rail; ToR: the leaf's nodes
+    # (0 when one node's ports span several leaves: every inter-node flow crosses leaves).
+    per_leaf = scale_out.nodes_per_su if scale_out.rails is not None else scale_out.nodes_per_leaf
+    nodes = max(scale_out.nodes, 1)
+    # Every pod but the last is full (fabric clos.py), so ceil(nodes / pods) never exceeds a
+    # full pod: traffic within that many nodes is taken to stay under one spine block.
+    per_pod = math.ceil(nodes / max(scale_out.pods, 1))
     return ScaleOutLevel(
-        nic_busbw_gb_per_s_per_gpu=per_gpu,
-        nodes_per_leaf=nodes_per_leaf,
-        nodes_per_pod=pod,
-        leaf_oversubscription=fabric.oversubscription.leaf,
-        spine_oversubscription=fabric.oversubscription.spine,
-        technology=fabric.technology,
+        nic_busbw_gb_per_s_per_gpu=network.scale_out_effective_gbytes_per_s_per_gpu,
+        cross_leaf_busbw_gb_per_s_per_gpu=(
+            network.scale_out_effective_gbytes_per_s_per_gpu_cross_leaf
+        ),
+        cross_pod_busbw_gb_per_s_per_gpu=network.scale_out_effective_gbytes_per_s_per_gpu_cross_pod,
+        nodes_per_leaf=max(1, per_leaf or 1),
+        nodes_per_pod=per_pod,
+        leaf_oversubscription=network.oversubscription["leaf"],
+        spine_oversubscription=network.oversubscription["spine"],
+        max_switch_hops=network.max_switch_hops,
+        technology=scale_out.technology,
     )
 
 
-def wan_level(regions) -> WanLevel | None:
-    sites = [site for site in regions.sites if site.gpu_share > 0]
-    if len(sites) < 2 or regions.cross_region_strategy == "none":
-        return None
-    ids = {site.id for site in sites}
-    links = [link for link in regions.wan_links if link.from_site in ids and link.to_site in ids]
-    if not links:
-        return WanLevel(len(sites), 0.0, 0.0, regions.cross_region_strategy)
-    narrowest = min(links, key=lambda link: link.bandwidth_gbps)
-    return WanLevel(
-        sites=len(sites),
-        bandwidth_gb_per_s=narrowest.bandwidth_gbps / 8.0,
-        rtt_s=max(link.rtt_ms for link in links) / 1e3,
-        strategy=regions.cross_region_strategy,
-    )
-
-
-def topology_from_spec(spec, gpu, catalog) -> Topology:
+def topology_from_fabric(compute, gpu, catalog, fabric: SiteFabric) -> Topology:
+    """The hierarchy a single-site step runs on: the NVLink domain and the scale-out fabric of
+    `fabric` (a `SiteFabric` from the fabric engine, normally `FabricResult.primary`)."""
+    network = fabric.network_for_performance
     return Topology(
-        scale_up=scale_up_level(spec.compute, gpu, catalog),
-        scale_out=scale_out_level(spec, catalog),
-        gpus_per_node=spec.compute.gpus_per_node,
-        wan=wan_level(spec.regions),
+        scale_up=scale_up_level(
+            compute,
+            gpu,
+            catalog,
+            domain_gpus=network.nvlink_domain_gpus,
+            nvlink_total=network.nvlink_gbytes_per_s_per_gpu,
+        ),
+        scale_out=scale_out_level(fabric),
+        gpus_per_node=compute.gpus_per_node,
     )

@@ -1,7 +1,11 @@
-"""Performance engine: memory fit, step time and its breakdown, throughput, MFU / HFU, time to
-train, the collectives a step runs, `auto` parallelism, and the inference roofline.
+"""Performance engine: memory fit, the single-site step time and its breakdown, throughput,
+MFU / HFU, failure-free time to train, the collectives a step runs, `auto` parallelism, and
+the inference roofline, on the network the fabric engine built.
 
-    evaluate_performance(spec, gpu, catalog, goodput=1.0) -> dict   (JSON-ready)
+    evaluate_performance(spec, gpu, catalog, *, fabric: FabricResult) -> PerformanceResult
+
+The step runs on the largest site's fabric (`fabric.primary.network_for_performance`); what a
+cross-site WAN exchange adds is the regions engine's, interruptions the reliability engine's.
 
 Modules, bottom up:
   shapes, flops            the model's shape; FLOPs and the MFU convention
@@ -17,20 +21,28 @@ Modules, bottom up:
   collective_report        the collectives of one step, per hierarchy level
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from models_engine.engines.collectives import topology_from_fabric
 from models_engine.engines.performance.memory_fit import evaluate_memory
+from models_engine.engines.performance.result import PerformanceResult, failure_free_days
 from models_engine.engines.performance.serving import evaluate_serving
 from models_engine.engines.performance.training import evaluate_training
 
+if TYPE_CHECKING:
+    from models_engine.engines.fabric.result import FabricResult
 
-def evaluate_performance(spec, gpu, catalog, goodput: float = 1.0) -> dict:
-    """Everything `evaluate_memory` returns, plus step time, breakdown_s, tokens_per_s,
-    tflops_per_gpu, mfu, hfu, time_to_train_days, collectives, auto (for "auto" parallelism)
-    and, for workload.kind == "inference", the inference section."""
-    if not 0 < goodput <= 1:
-        raise ValueError(f"goodput must be in (0, 1], got {goodput}")
+
+def evaluate_performance(spec, gpu, catalog, *, fabric: FabricResult) -> PerformanceResult:
+    """Memory, layout, the single-site step and its breakdown, tokens/s, MFU / HFU, failure-free
+    time to train, collectives, `auto` (for "auto" parallelism) and, for inference designs, the
+    inference section; on the network of `fabric.primary` (the site with the most GPUs)."""
+    topology = topology_from_fabric(spec.compute, gpu, catalog, fabric.primary)
     if spec.workload.kind == "inference":
-        return evaluate_serving(spec, gpu, catalog)
-    return evaluate_training(spec, gpu, catalog, goodput=goodput)
+        return evaluate_serving(spec, gpu, topology)
+    return evaluate_training(spec, gpu, topology)
 
 
-__all__ = ["evaluate_memory", "evaluate_performance"]
+__all__ = ["evaluate_memory", "evaluate_performance", "failure_free_days"]

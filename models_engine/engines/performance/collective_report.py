@@ -1,8 +1,9 @@
-"""Every collective one training step runs, grouped by hierarchy level (NVLink domain,
-scale-out fabric, WAN): algorithm, bytes, time, busbw, count per step. Uses the same sizes
+"""Every collective one single-site training step runs, grouped by hierarchy level (NVLink
+domain, scale-out fabric): algorithm, bytes, time, busbw, count per step. The cross-site (WAN)
+exchange is the regions engine's (`cross_region`). Uses the same sizes
 and group placements as the step model (comm_sizes, Megatron rank order tp-cp-ep-dp-pp)."""
 
-from models_engine.engines.collectives import evaluate_collective, wan_all_reduce_time_s
+from models_engine.engines.collectives import evaluate_collective
 from models_engine.engines.performance.comm_sizes import (
     PARAM_GATHER_BYTES,
     pp_activation_bytes,
@@ -12,7 +13,7 @@ from models_engine.engines.performance.comm_sizes import (
 )
 from models_engine.engines.performance.data_parallel import stage_params_per_gpu
 
-LEVELS = ("nvlink_domain", "scale_out", "wan")
+LEVELS = ("nvlink_domain", "scale_out")
 
 
 def _entry(purpose, operation, size, ranks, local, topology, count):
@@ -31,7 +32,7 @@ def _scalar(array):
     return float(array[0])
 
 
-def collective_report(shape, cand, profile, topology, microbatches, wan_every_steps, total_params):
+def collective_report(shape, cand, profile, topology, microbatches):
     """`cand` holds exactly one layout."""
     entries = []
     m = _scalar(microbatches)
@@ -122,24 +123,6 @@ def collective_report(shape, cand, profile, topology, microbatches, wan_every_st
     report = {level: [] for level in LEVELS}
     for entry in entries:
         report[entry["level"] if entry["level"] != "none" else "nvlink_domain"].append(entry)
-    if topology.wan is not None:
-        size = total_params * 2.0
-        time = wan_all_reduce_time_s(size, topology.wan)
-        report["wan"].append(
-            {
-                "purpose": f"cross-site gradient averaging ({topology.wan.strategy})",
-                "operation": "all_reduce",
-                "level": "wan",
-                "algorithm": "ring over sites",
-                "ranks": topology.wan.sites,
-                "size_bytes": size,
-                "time_s": time,
-                "count_per_step": 1.0 / wan_every_steps if wan_every_steps > 0 else 0.0,
-                "time_per_step_s": time / wan_every_steps if wan_every_steps > 0 else 0.0,
-                "algbw_gb_per_s": size / time / 1e9 if time > 0 else 0.0,
-                "busbw_gb_per_s": topology.wan.bandwidth_gb_per_s,
-            }
-        )
     return {
         level: {
             "collectives": items,

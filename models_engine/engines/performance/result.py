@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from models_engine.engines.result_base import EngineResult, JsonDict, ResultPart
 
+SECONDS_PER_DAY = 86_400.0
+
+
+def failure_free_days(tokens_to_train: float, tokens_per_s: float) -> float:
+    """Time to train with no interruption, days: tokens_to_train / tokens_per_s. The one
+    formula for the single-site step (performance) and the step with the WAN (regions)."""
+    return tokens_to_train / tokens_per_s / SECONDS_PER_DAY
+
 
 class Layout(ResultPart):
     tp: int
@@ -43,7 +51,19 @@ class ModelSize(ResultPart):
     moe_layers: int | None = None
 
 
+class Io(ResultPart):
+    """Training data the step reads, against what the storage tiers deliver."""
+
+    data_bytes_per_step: float
+    data_read_needed_gb_per_s: float
+    storage_read_gb_per_s: float
+
+
 class PerformanceResult(EngineResult):
+    """`step_time_s` is the single-site step (no WAN time); `time_to_train_days` is failure-free
+    at that step (tokens_to_train / tokens_per_s). The job's step with the WAN is
+    `RegionsResult.training`."""
+
     kind: str
     layout: Layout
     memory: Memory
@@ -60,11 +80,10 @@ class PerformanceResult(EngineResult):
     tokens_per_step: int | None = None
     hardware_tflops_per_gpu: float | None = None
     peak_tflops_per_gpu: float | None = None
-    goodput: float | None = None
     steps_to_train: float | None = None
     collectives: JsonDict | None = None
     inference: JsonDict | None = None
-    io: JsonDict | None = None
+    io: Io | None = None
     auto: JsonDict | None
     hardware: JsonDict
     warnings: list[str]

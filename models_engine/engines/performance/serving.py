@@ -3,7 +3,7 @@ prefill / decode roofline, tokens/s per GPU, per-request latency and the SLO ver
 
 import numpy as np
 
-from models_engine.engines.collectives import topology_from_spec
+from models_engine.engines.collectives import Topology
 from models_engine.engines.performance.compute_profile import TERA, compute_profile
 from models_engine.engines.performance.inference import inference_metrics
 from models_engine.engines.performance.layout import Layout
@@ -12,6 +12,7 @@ from models_engine.engines.performance.memory_fit import (
     explicit_layout,
     inference_memory_gib,
 )
+from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.performance.search_space import divisors
 from models_engine.engines.performance.shapes import model_shape
 
@@ -103,12 +104,11 @@ def _auto(spec, shape, profile, topology, capacity):
     return layout, _scalar(metrics, best), section
 
 
-def evaluate_serving(spec, gpu, catalog) -> dict:
+def evaluate_serving(spec, gpu, topology: Topology) -> PerformanceResult:
     workload = spec.workload
     target = workload.inference
     shape = model_shape(workload)
     profile = compute_profile(gpu, workload.precision, serving=True)
-    topology = topology_from_spec(spec, gpu, catalog)
     capacity = gpu.hbm_capacity_gib
     auto_section = None
     if workload.parallelism == "auto":
@@ -171,4 +171,4 @@ def evaluate_serving(spec, gpu, catalog) -> dict:
             },
         }
     )
-    return result
+    return PerformanceResult(**result)

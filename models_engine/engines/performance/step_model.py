@@ -1,12 +1,13 @@
-"""Training step time of every candidate layout, split into the breakdown the studio charts:
-compute, recompute, exposed TP / CP / EP / PP / DP / WAN communication, pipeline bubble,
-optimizer and I/O. All values are numpy arrays over the candidates, seconds per step."""
+"""Training step time of every candidate layout at one site, split into the breakdown the
+studio charts: compute, recompute, exposed TP / CP / EP / PP / DP communication, pipeline
+bubble, optimizer and I/O. All values are numpy arrays over the candidates, seconds per step.
+The step is the single-site step: what a cross-site (WAN) exchange adds is the regions
+engine's (`RegionsResult.training`)."""
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from models_engine.engines.collectives import wan_all_reduce_time_s
 from models_engine.engines.performance.data_parallel import data_parallel_exposed_s, optimizer_s
 from models_engine.engines.performance.layer_cost import layer_cost
 from models_engine.engines.performance.pipeline import pipeline, stage_times
@@ -20,7 +21,6 @@ BREAKDOWN_KEYS = (
     "pp_comm_exposed",
     "pipeline_bubble",
     "dp_comm_exposed",
-    "wan_comm_exposed",
     "optimizer",
     "io",
 )
@@ -32,8 +32,6 @@ class StepContext:
 
     data_bytes_per_step: float = 0.0
     storage_read_bytes_per_s: float = float("inf")
-    wan_every_steps: float = 1.0  # 0 = WAN traffic fully overlapped (async averaging)
-    total_params: float = 0.0
 
 
 @dataclass
@@ -42,7 +40,6 @@ class StepResult:
     breakdown_s: dict  # BREAKDOWN_KEYS -> array
     microbatches: np.ndarray
     dp_comm_total_s: np.ndarray
-    wan_comm_s: float
     slowest_stage: np.ndarray
 
 
@@ -61,9 +58,7 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         pipe.stage_backward_s,
     )
     optimizer = optimizer_s(shape, cand, profile)
-    wan = wan_all_reduce_time_s(context.total_params * 2.0, topology.wan)
-    wan_exposed = wan / context.wan_every_steps if context.wan_every_steps > 0 else 0.0
-    before_io = pipe.pipeline_s + dp_exposed + optimizer + wan_exposed
+    before_io = pipe.pipeline_s + dp_exposed + optimizer
     io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
     io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
     breakdown = {
@@ -75,7 +70,6 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         "pp_comm_exposed": pipe.pp_exposed_s,
         "pipeline_bubble": pipe.bubble_s,
         "dp_comm_exposed": dp_exposed,
-        "wan_comm_exposed": np.full_like(cand.tp, wan_exposed),
         "optimizer": optimizer,
         "io": io,
     }
@@ -84,6 +78,5 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         breakdown_s=breakdown,
         microbatches=pipe.microbatches,
         dp_comm_total_s=dp_total,
-        wan_comm_s=wan,
         slowest_stage=pipe.slowest_stage,
     )

@@ -1,7 +1,8 @@
-"""Training evaluation of a design: the layout (explicit, or `auto`), its step time and
-breakdown, throughput, MFU / HFU, time to train, memory and the collectives it runs."""
+"""Training evaluation of a design: the layout (explicit, or `auto`), its single-site step
+time and breakdown, throughput, MFU / HFU, failure-free time to train, memory and the
+collectives it runs, on the network the fabric engine built."""
 
-from models_engine.engines.collectives import topology_from_spec
+from models_engine.engines.collectives import Topology
 from models_engine.engines.performance import auto as auto_search
 from models_engine.engines.performance.candidates import from_layouts
 from models_engine.engines.performance.collective_report import collective_report
@@ -11,18 +12,13 @@ from models_engine.engines.performance.flops import (
     model_flops_per_token,
     recompute_flops_per_token,
 )
-from models_engine.engines.performance.memory_fit import (
-    evaluate_memory,
-    explicit_layout,
-    total_params,
-)
+from models_engine.engines.performance.memory_fit import evaluate_memory, explicit_layout
+from models_engine.engines.performance.result import PerformanceResult, failure_free_days
 from models_engine.engines.performance.shapes import model_shape
 from models_engine.engines.performance.step_model import StepContext, training_step
 
-SECONDS_PER_DAY = 86_400.0
 
-
-def step_context(spec, shape, total: float) -> StepContext:
+def step_context(spec, shape) -> StepContext:
     storage = spec.storage
     if storage.bytes_per_sample is not None:
         data_bytes = storage.bytes_per_sample * shape.global_batch
@@ -34,34 +30,18 @@ def step_context(spec, shape, total: float) -> StepContext:
         read = sum(t.read_gbytes_per_s for t in shared) * 1e9
     else:
         read = sum(t.read_gbytes_per_s for t in storage.tiers) * 1e9 * nodes
-    regions = spec.regions
-    strategy = regions.cross_region_strategy
-    every = {
-        "none": 1.0,
-        "synchronous": 1.0,
-        "hierarchical": float(regions.averaging_interval_steps),
-        "federated": float(regions.averaging_interval_steps),
-        "async-averaging": 0.0,
-    }[strategy]
-    return StepContext(
-        data_bytes_per_step=data_bytes,
-        storage_read_bytes_per_s=read,
-        wan_every_steps=every,
-        total_params=total,
-    )
+    return StepContext(data_bytes_per_step=data_bytes, storage_read_bytes_per_s=read)
 
 
 def _floats(breakdown: dict, index: int = 0) -> dict:
     return {f"{key}": float(value[index]) for key, value in breakdown.items()}
 
 
-def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
+def evaluate_training(spec, gpu, topology: Topology) -> PerformanceResult:
     workload = spec.workload
     shape = model_shape(workload)
     profile = compute_profile(gpu, workload.precision)
-    topology = topology_from_spec(spec, gpu, catalog)
-    total = total_params(workload)
-    context = step_context(spec, shape, total)
+    context = step_context(spec, shape)
     auto_section = None
     if workload.parallelism == "auto":
         found = auto_search.search(
@@ -96,7 +76,7 @@ def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
     hardware_flops = model_flops + recompute_flops_per_token(shape, layout.recompute)
     tflops_per_gpu = model_flops * tokens_per_s / gpus / TERA
     peak_tflops = profile.peak_flops / TERA
-    days = workload.tokens_to_train / tokens_per_s / SECONDS_PER_DAY / goodput
+    days = failure_free_days(workload.tokens_to_train, tokens_per_s)
     result = evaluate_memory(spec, gpu, layout)
     result["model"].update(
         {
@@ -119,7 +99,6 @@ def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
             "peak_tflops_per_gpu": peak_tflops,
             "mfu": tflops_per_gpu / peak_tflops,
             "hfu": hardware_flops * tokens_per_s / gpus / TERA / peak_tflops,
-            "goodput": goodput,
             "steps_to_train": workload.tokens_to_train / tokens_per_step,
             "time_to_train_days": days,
             "collectives": collective_report(
@@ -128,8 +107,6 @@ def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
                 profile,
                 topology,
                 step.microbatches,
-                context.wan_every_steps,
-                total,
             ),
             "auto": auto_section,
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
@@ -142,7 +119,7 @@ def evaluate_training(spec, gpu, catalog, *, goodput: float = 1.0) -> dict:
             "conventions": conventions(profile),
         }
     )
-    return result
+    return PerformanceResult(**result)
 
 
 def conventions(profile) -> dict:
@@ -151,10 +128,10 @@ def conventions(profile) -> dict:
         "hfu": "as MFU, plus recomputed forward work, same peak",
         "peak": f"{profile.precision} dense peak of {profile.sku}: "
         f"{profile.peak_flops / TERA:.0f} TFLOP/s",
-        "time_to_train": "tokens_to_train / tokens_per_s / goodput (goodput from the "
-        "reliability engine; 1.0 = no failures or restarts)",
-        "step_time": "m x slowest pipeline stage + (p - 1)/v x mean stage (bubble) + exposed "
-        "DP / WAN communication + optimizer + I/O stall",
+        "time_to_train": "failure-free: tokens_to_train / tokens_per_s at the single-site step "
+        "(the regions engine adds the WAN, the reliability engine interruptions)",
+        "step_time": "single site: m x slowest pipeline stage + (p - 1)/v x mean stage (bubble) "
+        "+ exposed DP communication + optimizer + I/O stall; no WAN time",
         "software_stack": profile.stack.description,
         "busbw": "nccl-tests: all-reduce 2(n-1)/n x algbw; all-gather, reduce-scatter, "
         "all-to-all (n-1)/n; broadcast, send/recv 1",

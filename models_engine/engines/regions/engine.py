@@ -1,77 +1,103 @@
-"""`evaluate_regions`: per-site placement, WAN links, cross-site training strategies, egress
-volume and cost, data-residency findings."""
+"""`evaluate_regions`: per-site placement, WAN links, cross-site training strategies and what
+the chosen one adds to the step (`training`), egress volume and cost, data-residency findings.
+
+Reads the performance engine's single-site step, layout and parameters and the storage
+engine's checkpoint bytes from their typed results; derives none of them."""
 
 from __future__ import annotations
 
-from models_engine.engines.reliability.run_facts import SECONDS_PER_DAY, derive_run_facts
+from models_engine.engines.performance.result import SECONDS_PER_DAY, PerformanceResult
+from models_engine.engines.storage.result import StorageResult
+from models_engine.sites import site_slices
 
 from .jurisdictions import site_location
 from .residency import GB, TB, placement, stored_findings
-from .strategies import SYNC_VIABLE_SLOWDOWN, Exchange, evaluate_strategies, recommend
+from .result import RegionsResult
+from .strategies import SYNC_VIABLE_SLOWDOWN, recommend
+from .training import CrossSite, cross_site, gpu_site_ids, training_with_wan
 from .wan import ring, widest_path
 
 DAYS_PER_MONTH = 30.0
 # Off-site disaster-recovery copies of the newest checkpoint per day when the design has more
 # than one site (engine policy; the checkpoint itself is the storage engine's).
 CHECKPOINT_OFFSITE_COPIES_PER_DAY = 1.0
-# Model bytes exchanged per averaging round: bf16 weights / pseudo-gradients (2 B/param).
-MODEL_EXCHANGE_BYTES_PER_PARAM = 2.0
 
 
 def evaluate_regions(
     spec,
     catalog,
     *,
-    performance: dict | None = None,
-    storage: dict | None = None,
+    performance: PerformanceResult,
+    storage: StorageResult,
     checkpoint_offsite_copies_per_day: float | None = None,
-) -> dict:
-    """Regions view of a design (`DesignSpec`); `performance` / `storage` results refine the
-    step time, gradient and checkpoint bytes (else derived, see `sources`)."""
+) -> RegionsResult:
+    """Regions view of a design (`DesignSpec`) on the performance engine's single-site step
+    and the storage engine's checkpoint."""
     regions = spec.regions
-    facts = derive_run_facts(spec, catalog, storage=storage, performance=performance)
     locations = {site.id: site_location(site, catalog) for site in regions.sites}
-    gpu_sites = [site for site in regions.sites if site.gpu_share > 0]
     findings: list[dict] = []
 
-    cross, hops, exchange = _cross_region(spec, facts, gpu_sites, findings)
-    run_months = facts.failure_free_days / DAYS_PER_MONTH if facts.failure_free_days else None
-    epochs = _epochs(spec) if facts.training else 0.0
+    plan = cross_site(spec, performance)
+    training = training_with_wan(spec, performance, plan)
+    cross = _cross_region(spec, plan, findings)
+    if performance.training and plan is None:
+        _no_wan_path(spec, findings)
+    days = training.time_to_train_failure_free_days if training else None
+    run_months = days / DAYS_PER_MONTH if days else None
+    epochs = _epochs(spec) if performance.training else 0.0
     plans, read_findings = placement(regions, locations, epochs=epochs, run_months=run_months)
     residency = stored_findings(regions, locations) + read_findings
     if cross and residency and not cross["synchronous_viable"]:
         cross["recommendation"] = recommend(
             cross["strategies"],
             residency_bound=True,
-            exchange=exchange,
-            model_bytes=cross["model_exchange_bytes"],
-            compute_s=cross["compute_step_time_s"],
+            exchange=plan.exchange,
+            model_bytes=plan.model_bytes,
+            compute_s=plan.site_step_time_s,
         )
 
-    egress = _egress(spec, facts, cross, hops, plans, run_months, checkpoint_offsite_copies_per_day)
-    return {
-        "sites": [_site_dict(s, locations[s.id], spec.compute.gpu_count) for s in regions.sites],
-        "wan_links": _links(regions.wan_links, cross, egress),
-        "cross_region": cross,
-        "egress": egress,
-        "datasets": plans,
-        "residency_findings": residency,
-        "findings": findings,
-        "breakdown": [
+    checkpoint_bytes = storage.checkpoint.size_bytes if storage.checkpoint.applies else 0.0
+    egress = _egress(
+        spec,
+        performance.training,
+        checkpoint_bytes,
+        cross,
+        plan.hops if cross else [],
+        plans,
+        run_months,
+        checkpoint_offsite_copies_per_day,
+    )
+    site_gpus = {site.site_id: site.gpus for site in site_slices(spec)}
+    return RegionsResult(
+        sites=[_site_dict(s, locations[s.id], site_gpus.get(s.id, 0)) for s in regions.sites],
+        wan_links=_links(regions.wan_links, cross, egress),
+        cross_region=cross,
+        training=training,
+        egress=egress,
+        datasets=plans,
+        residency_findings=residency,
+        findings=findings,
+        breakdown=[
             {"kind": item["kind"], "tb_per_month": item["tb"], "usd_per_month": item["usd"]}
             for item in egress["per_month"]
         ],
-        "sources": facts.sources,
-        "assumptions": facts.assumptions,
-    }
+        sources={
+            "site_step_time_s": "performance",
+            "parameters": "performance",
+            "layout": "performance",
+            "checkpoint_bytes": "storage",
+        },
+        assumptions=[],
+    )
 
 
-def _site_dict(site, location, gpu_count: int) -> dict:
+def _site_dict(site, location, gpus: int) -> dict:
+    """`gpus`: the site's GPUs in whole purchase units (`models_engine.sites`)."""
     return {
         "id": site.id,
         "name": site.name,
         "gpu_share": site.gpu_share,
-        "gpus": round(site.gpu_share * gpu_count),
+        "gpus": gpus,
         "power_price_usd_per_kwh": site.power_price_usd_per_kwh,
         "carbon_gco2e_per_kwh": site.carbon_gco2e_per_kwh,
         "jurisdiction": site.jurisdiction,
@@ -90,13 +116,9 @@ def _epochs(spec) -> float:
     return read / (storage.dataset_size_tb * TB)
 
 
-def _cross_region(spec, facts, gpu_sites, findings):
-    """(cross-region block, ring hops, exchange model), or (None, [], None)."""
-    if not facts.training or len(gpu_sites) < 2:
-        return None, [], None
-    ids = [site.id for site in gpu_sites]
-    hops = ring(spec.regions.wan_links, ids)
-    if hops is None:
+def _no_wan_path(spec, findings: list[dict]) -> None:
+    ids = gpu_site_ids(spec)
+    if len(ids) >= 2 and ring(spec.regions.wan_links, ids) is None:
         findings.append(
             {
                 "id": "no-wan-path",
@@ -105,21 +127,15 @@ def _cross_region(spec, facts, gpu_sites, findings):
                 "no cross-site training is possible",
             }
         )
-        return None, [], None
-    bandwidth = min(hop.bandwidth_gbps for hop in hops)
-    latency_s = max(hop.rtt_ms for hop in hops) / 2000.0
-    exchange = Exchange(len(ids), bandwidth * 1e9 / 8.0, latency_s)
-    model_bytes = MODEL_EXCHANGE_BYTES_PER_PARAM * facts.model.total_params
-    strategies = evaluate_strategies(
-        exchange=exchange,
-        gradient_bytes=facts.gradient_bytes_per_step,
-        model_bytes=model_bytes,
-        compute_s=facts.step_time_s,
-        interval_steps=spec.regions.averaging_interval_steps,
-    )
+
+
+def _cross_region(spec, plan: CrossSite | None, findings: list[dict]) -> dict | None:
+    """The cross-region block (None without two connected GPU sites)."""
+    if plan is None:
+        return None
+    strategies = plan.strategies
     chosen = spec.regions.cross_region_strategy
-    by_name = {option["strategy"]: option for option in strategies}
-    sync = by_name["synchronous"]
+    sync = plan.option("synchronous")
     sync_viable = sync["step_time_increase_fraction"] <= SYNC_VIABLE_SLOWDOWN
     if chosen == "synchronous" and not sync_viable:
         findings.append(
@@ -131,16 +147,17 @@ def _cross_region(spec, facts, gpu_sites, findings):
                 "or async averaging",
             }
         )
-    block = {
-        "gpu_sites": ids,
+    link = plan.exchange
+    return {
+        "gpu_sites": plan.site_ids,
         "strategy_chosen": chosen,
-        "chosen": by_name.get(chosen),
-        "compute_step_time_s": facts.step_time_s,
-        "gradient_bytes_per_step": facts.gradient_bytes_per_step,
-        "gradient_bytes_per_dp_rank": facts.gradient_bytes_per_rank,
-        "model_exchange_bytes": model_bytes,
-        "bottleneck_bandwidth_gbps": bandwidth,
-        "ring_rtt_ms": latency_s * 2000.0,
+        "chosen": plan.option(chosen),
+        "site_step_time_s": plan.site_step_time_s,
+        "gradient_bytes_per_step": plan.gradient_bytes,
+        "gradient_bytes_per_dp_rank": plan.gradient_bytes_per_rank,
+        "model_exchange_bytes": plan.model_bytes,
+        "bottleneck_bandwidth_gbps": link.bandwidth_bytes_per_s * 8.0 / 1e9,
+        "ring_rtt_ms": link.one_way_latency_s * 2000.0,
         "ring": [
             {
                 "sites": list(hop.sites),
@@ -148,7 +165,7 @@ def _cross_region(spec, facts, gpu_sites, findings):
                 "rtt_ms": hop.rtt_ms,
                 "links": list(hop.links),
             }
-            for hop in hops
+            for hop in plan.hops
         ],
         "synchronous_viable": sync_viable,
         "synchronous_wan_allreduce_s": sync["wan_time_per_exchange_s"],
@@ -156,12 +173,11 @@ def _cross_region(spec, facts, gpu_sites, findings):
         "recommendation": recommend(
             strategies,
             residency_bound=False,
-            exchange=exchange,
-            model_bytes=model_bytes,
-            compute_s=facts.step_time_s,
+            exchange=link,
+            model_bytes=plan.model_bytes,
+            compute_s=plan.site_step_time_s,
         ),
     }
-    return block, hops, exchange
 
 
 def _gradient_egress(cross, hops) -> tuple[float, float, dict[int, float]]:
@@ -180,11 +196,11 @@ def _gradient_egress(cross, hops) -> tuple[float, float, dict[int, float]]:
     return total, usd, per_link
 
 
-def _checkpoint_egress(spec, facts, copies_per_day) -> dict | None:
+def _checkpoint_egress(spec, training: bool, checkpoint_bytes, copies_per_day) -> dict | None:
     sites = spec.regions.sites
     if copies_per_day is None:
         copies_per_day = CHECKPOINT_OFFSITE_COPIES_PER_DAY if len(sites) > 1 else 0.0
-    if not facts.training or copies_per_day <= 0 or len(sites) < 2:
+    if not training or copies_per_day <= 0 or len(sites) < 2:
         return None
     home = max(sites, key=lambda site: site.gpu_share)
     paths = [widest_path(spec.regions.wan_links, home.id, s.id) for s in sites if s is not home]
@@ -192,17 +208,19 @@ def _checkpoint_egress(spec, facts, copies_per_day) -> dict | None:
     if not paths:
         return None
     path = min(paths, key=lambda p: (p.egress_usd_per_gb, -p.bandwidth_gbps))
-    bytes_month = facts.checkpoint_bytes * copies_per_day * DAYS_PER_MONTH
+    bytes_month = checkpoint_bytes * copies_per_day * DAYS_PER_MONTH
     return {
         "kind": "checkpoints",
         "tb": bytes_month / TB,
         "usd": bytes_month / GB * path.egress_usd_per_gb,
-        "detail": f"{copies_per_day:g} off-site copy/day of a {facts.checkpoint_bytes / TB:.2f} "
+        "detail": f"{copies_per_day:g} off-site copy/day of a {checkpoint_bytes / TB:.2f} "
         f"TB checkpoint, {path.sites[0]} -> {path.sites[-1]}",
     }
 
 
-def _egress(spec, facts, cross, hops, plans, run_months, copies_per_day) -> dict:
+def _egress(
+    spec, training: bool, checkpoint_bytes, cross, hops, plans, run_months, copies_per_day
+) -> dict:
     grad_bytes, grad_usd, per_link = _gradient_egress(cross, hops)
     per_month = [
         {
@@ -214,7 +232,7 @@ def _egress(spec, facts, cross, hops, plans, run_months, copies_per_day) -> dict
             else "single GPU site: no cross-site training traffic",
         }
     ]
-    checkpoints = _checkpoint_egress(spec, facts, copies_per_day)
+    checkpoints = _checkpoint_egress(spec, training, checkpoint_bytes, copies_per_day)
     if checkpoints:
         per_month.append(checkpoints)
     stream_tb = stream_usd = 0.0

@@ -56,6 +56,7 @@ def _option(
         "exchange_every_steps": exchange_every_steps,
         "wan_time_per_exchange_s": wan_time_s,
         "communication_bytes_per_step": egress_per_exchange / exchange_every_steps,
+        "wan_added_s_per_step": added_per_step_s,
         "step_time_s": step,
         "step_time_increase_fraction": added_per_step_s / compute_s,
         "staleness_steps": staleness_steps,
@@ -71,6 +72,8 @@ def evaluate_strategies(
     compute_s: float,
     interval_steps: int,
 ) -> list[dict]:
+    """Each strategy's WAN time added to the single-site step `compute_s` (the performance
+    engine's step, which holds no WAN time), once per step."""
     k = max(1, interval_steps)
     sync_time = exchange.time_s(gradient_bytes)
     exposed = max(0.0, sync_time - OVERLAP_FRACTION * compute_s)
