@@ -122,18 +122,16 @@ def _cost(
     regions: RegionsResult,
     reliability: ReliabilityResult,
 ) -> CostResult:
-    # TRANSITIONAL: cost still reads plain dicts.
-    legacy = evaluate_cost(
+    return evaluate_cost(
         ctx.spec,
         ctx.catalog,
-        fabric={**fabric.primary.to_json(), "bom": [line.model_dump() for line in fabric.bom]},
-        facility=facility.primary.to_json(),
-        storage=storage.primary.to_json(),
-        performance=performance.to_json(),
-        regions=regions.to_json(),
-        reliability=reliability.to_json(),
+        fabric=fabric,
+        facility=facility,
+        storage=storage,
+        performance=performance,
+        regions=regions,
+        reliability=reliability,
     )
-    return CostResult.model_validate(legacy)
 
 
 def _scaling(

@@ -1,10 +1,12 @@
 """Monotonicity of the cost engine (hypothesis): the TCO never falls when any price or the PUE
 rises, and the cost per delivered GPU-hour never rises when utilisation rises, for every
-ownership model and every example design."""
+ownership model and every example design. Each design runs through every engine
+(`run_engines`); the cost engine prices their typed results."""
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 
@@ -12,14 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models_engine.catalog import load_catalog
-from models_engine.engines.cost import evaluate_cost
+from models_engine.pipeline import run_engines
+from models_engine.validate import validate_design
 
 EXAMPLES = {
     path.stem: json.loads(path.read_text())
     for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
 }
-CATALOG = load_catalog()
 # Relative slack for float rounding when two runs price the same thing.
 TOLERANCE = 1e-9
 PROPERTY_SETTINGS = settings(
@@ -45,8 +46,18 @@ def _doc(slug: str, ownership: str | None = None) -> dict:
     return doc
 
 
+@functools.lru_cache(maxsize=512)
+def _summary(doc_json: str):
+    design = validate_design(json.loads(doc_json))
+    return run_engines(design.spec, design.catalog, design.gpu)["cost"].summary
+
+
+def _cost(doc: dict):
+    return _summary(json.dumps(doc, sort_keys=True))
+
+
 def _tco(doc: dict) -> float:
-    return evaluate_cost(doc, CATALOG)["summary"]["tco_npv_usd"]
+    return _cost(doc).tco_npv_usd
 
 
 def _set_override(doc: dict, name: str, value: float) -> dict:
@@ -98,9 +109,9 @@ def test_tco_never_falls_when_the_pue_rises(slug, ownership, pue, rise):
 def test_cost_per_gpu_hour_never_rises_when_utilisation_rises(slug, ownership, utilisation, rise):
     doc = _doc(slug, ownership)
     doc.setdefault("economics", {})["utilisation"] = utilisation
-    before = evaluate_cost(doc, CATALOG)["summary"]["cost_per_delivered_gpu_hour_usd"]
+    before = _cost(doc).cost_per_delivered_gpu_hour_usd
     doc["economics"]["utilisation"] = min(1.0, utilisation * rise)
-    after = evaluate_cost(doc, CATALOG)["summary"]["cost_per_delivered_gpu_hour_usd"]
+    after = _cost(doc).cost_per_delivered_gpu_hour_usd
     assert after <= before * (1 + TOLERANCE)
 
 

@@ -1,23 +1,27 @@
-"""Capex lines of an owned build: compute, scale-up, network, storage, facility, installation,
-spares. Each line carries its trace; a line nobody can price keeps `total_usd = None`.
+"""Capex lines of an owned build, per site: compute, scale-up, network (the fabric BOM of every
+site and the WAN / DCI equipment), storage, facility, installation; plus the cluster's hot
+spares. Each line carries its trace and its site; a line nobody can price keeps
+`total_usd = None`.
 
-Compute: systems x system price, or GPUs x GPU price plus host content at Epoch's server
-overhead (1.64 x the GPU price). Network: every BOM line at its catalog price; a part that a
-system's price includes is priced at zero with an `included` trace; when every compute-fabric
-line of a category (switches, optics) is unpriced, one allowance line per GPU (Cheah's
-spreadsheet) stands in for them and the lines are marked as covered. Storage: per tier, on raw
-TB after the durability overhead. Facility: construction $/MW of IT load by redundancy.
+Compute: the site's systems (facility engine) x system price, or the site's GPUs x GPU price
+plus host content at Epoch's server overhead (1.64 x the GPU price). Network: every BOM line at
+its catalog price; a part that a system's price includes is priced at zero with an `included`
+trace; when every compute-fabric line of a category (switches, optics) at a site is unpriced,
+one allowance line per GPU of that site (Cheah's spreadsheet, at the site fabric's tiers)
+stands in for them and the lines are marked as covered. Storage: each site's tiers, on raw TB
+after the durability overhead (storage engine). Facility: construction $/MW of the site's IT
+load by redundancy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from models_engine.catalog import Catalog
+from models_engine.catalog import KINDS, Catalog
 
 from .assumptions import Assumptions
-from .fabric_fallback import BomLine
-from .inputs import CostInputs
+from .inputs import BomLine, CostInputs, SiteInputs
 from .trace import (
     UNPRICED,
     CostLine,
@@ -83,7 +87,18 @@ def _overhead_key(inputs: CostInputs) -> str:
 
 
 def compute_lines(inputs: CostInputs, assumptions: Assumptions, gpu_scale: float) -> list[CostLine]:
-    """Systems (or GPUs + hosts); `gpu_scale` multiplies the GPU content (sensitivity)."""
+    """Each site's systems (or GPUs + hosts); `gpu_scale` multiplies the GPU content
+    (sensitivity)."""
+    return [
+        line
+        for site in inputs.sites
+        for line in _site_compute_lines(inputs, site, assumptions, gpu_scale)
+    ]
+
+
+def _site_compute_lines(
+    inputs: CostInputs, site: SiteInputs, assumptions: Assumptions, gpu_scale: float
+) -> list[CostLine]:
     gpu, system_p = gpu_price(inputs), system_price(inputs)
     overhead = assumptions.number("server-price-overhead", _overhead_key(inputs))
     overhead_trace = assumption_trace(assumptions, "server-price-overhead")
@@ -111,15 +126,16 @@ def compute_lines(inputs: CostInputs, assumptions: Assumptions, gpu_scale: float
         return [
             CostLine(
                 part="compute",
-                item=system.name,
+                item=f"{system.name}, site {site.id}",
                 catalog_id=system.id,
-                quantity=inputs.systems,
+                quantity=site.systems,
                 unit="systems",
                 unit_price_usd=unit_scaled,
-                total_usd=unit_scaled * inputs.systems,
+                total_usd=unit_scaled * site.systems,
                 trace=trace,
                 depreciation=HARDWARE,
-                gpu_content_usd=content * gpu_scale * inputs.systems,
+                site=site.id,
+                gpu_content_usd=content * gpu_scale * site.systems,
                 extra={"gpus_per_system": per_system},
             )
         ]
@@ -128,14 +144,15 @@ def compute_lines(inputs: CostInputs, assumptions: Assumptions, gpu_scale: float
         return [
             CostLine(
                 part="compute",
-                item=item,
+                item=f"{item}, site {site.id}",
                 catalog_id=system.id if system is not None else inputs.gpu.id,
-                quantity=inputs.systems if system is not None else inputs.gpu_count,
+                quantity=site.systems if system is not None else site.gpus,
                 unit="systems" if system is not None else "GPUs",
                 unit_price_usd=None,
                 total_usd=None,
                 trace=UNPRICED,
                 depreciation=HARDWARE,
+                site=site.id,
                 note="no system or GPU price in the catalog; set an override",
             )
         ]
@@ -150,27 +167,30 @@ def compute_lines(inputs: CostInputs, assumptions: Assumptions, gpu_scale: float
     return [
         CostLine(
             part="compute",
-            item=f"GPU {inputs.gpu.name}",
+            item=f"GPU {inputs.gpu.name}, site {site.id}",
             catalog_id=gpu_id,
-            quantity=inputs.gpu_count,
+            quantity=site.gpus,
             unit="GPUs",
             unit_price_usd=unit,
-            total_usd=unit * inputs.gpu_count,
+            total_usd=unit * site.gpus,
             trace=gpu.trace,
             depreciation=HARDWARE,
+            site=site.id,
             note=note,
-            gpu_content_usd=unit * inputs.gpu_count,
+            gpu_content_usd=unit * site.gpus,
         ),
         CostLine(
             part="compute",
-            item="host content per GPU (CPUs, DRAM, NVSwitch board, NICs, SSD, PSU)",
+            item="host content per GPU (CPUs, DRAM, NVSwitch board, NICs, SSD, PSU), "
+            f"site {site.id}",
             catalog_id=None,
-            quantity=inputs.gpu_count,
+            quantity=site.gpus,
             unit="GPUs",
             unit_price_usd=host_unit,
-            total_usd=host_unit * inputs.gpu_count,
+            total_usd=host_unit * site.gpus,
             trace=derived(gpu.trace, overhead_trace),
             depreciation=HARDWARE,
+            site=site.id,
             note=f"GPU price x (server overhead {overhead:g} - 1)",
         ),
     ]
@@ -195,17 +215,18 @@ def _bundled(inputs: CostInputs, assumptions: Assumptions) -> set[str]:
     return host
 
 
-def _included_nic_ports(inputs: CostInputs, bundled: set[str]) -> float:
-    if "nics" not in bundled:
+def _included_nic_ports(inputs: CostInputs, site: SiteInputs | None, bundled: set[str]) -> float:
+    """NIC ports of a site that its compute price includes."""
+    if "nics" not in bundled or site is None:
         return 0.0
     if _priced_by_system(inputs):
         system = inputs.system
         per_system = (system.scale_out_nics_per_system or 0) + (system.storage_nics_per_system or 0)
-        return float(per_system * inputs.systems)
+        return float(per_system * site.systems)
     fabric = inputs.spec.fabric
     storage = fabric.storage_network
     per_node = fabric.nics_per_node + (storage.nics_per_node if storage.mode == "separate" else 0)
-    return float(per_node * inputs.nodes)
+    return float(per_node * site.nodes)
 
 
 def _included_trace(inputs: CostInputs) -> Trace:
@@ -216,10 +237,14 @@ def _included_trace(inputs: CostInputs) -> Trace:
 
 
 def _catalog_unit_price(catalog: Catalog, line: BomLine) -> Price | None:
-    for kind in ("switches", "nics", "optics"):
-        entry = getattr(catalog, kind).get(line.catalog_id) if line.catalog_id else None
-        if entry is not None and entry.price_usd is not None:
-            return Price(entry.price_usd, catalog_trace(kind, entry))
+    """The catalog price of a BOM line's part, whatever kind of entry it is."""
+    if not line.catalog_id:
+        return None
+    for kind in KINDS:
+        entry = getattr(catalog, kind).get(line.catalog_id)
+        price = getattr(entry, "price_usd", None) if entry is not None else None
+        if price is not None:
+            return Price(price, catalog_trace(kind, entry))
     return None
 
 
@@ -235,16 +260,18 @@ def _bom_line(line: BomLine, part: str, price: Price, note: str | None = None) -
         total_usd=None if unit is None else unit * line.quantity,
         trace=price.trace,
         depreciation=HARDWARE,
+        site=line.site,
         note=note,
         extra={
             "bom_category": line.category,
+            "fabric_category": line.fabric_category,
             "network": line.network,
             "unit_power_w": line.unit_power_w,
         },
     )
 
 
-def _allocate_included_nics(bom: tuple[BomLine, ...], ports: float) -> dict[int, float]:
+def _allocate_included_nics(bom: list[BomLine], ports: float) -> dict[int, float]:
     """NIC ports the compute price includes, given to compute-fabric lines first, then the
     storage network (a DGX carries both), then any other network."""
     order = {"compute": 0, None: 0, "storage": 1}
@@ -261,46 +288,64 @@ def _allocate_included_nics(bom: tuple[BomLine, ...], ports: float) -> dict[int,
     return out
 
 
+def _by_site(lines: Iterable, site_ids: list[str | None]) -> dict[str | None, list]:
+    """Lines grouped by their `site`, in the order of `site_ids`, then any other site."""
+    groups: dict[str | None, list] = {site_id: [] for site_id in site_ids}
+    for line in lines:
+        groups.setdefault(line.site, []).append(line)
+    return groups
+
+
 def bom_lines(inputs: CostInputs, catalog: Catalog, assumptions: Assumptions) -> list[CostLine]:
-    """Scale-up and network lines from the BOM (every line listed, priced or not)."""
+    """Scale-up and network lines from the cluster BOM, site by site (every line listed,
+    priced or not, including the WAN / DCI equipment each site holds)."""
     bundled = _bundled(inputs, assumptions)
-    included_nics = _allocate_included_nics(inputs.bom, _included_nic_ports(inputs, bundled))
     out: list[CostLine] = []
-    for index, line in enumerate(inputs.bom):
-        part = "scale_up" if line.category == "scale-up" else "network"
-        if line.category == "scale-up" and "scale-up" in bundled:
-            out.append(_bom_line(line, part, Price(0.0, _included_trace(inputs))))
-            continue
-        included = included_nics.get(index, 0.0)
-        if included > 0:
-            out.append(
-                _bom_line(
-                    replace(line, quantity=included),
-                    part,
-                    Price(0.0, _included_trace(inputs)),
-                )
-            )
-            if included >= line.quantity:
+    groups = _by_site(inputs.bom, [site.id for site in inputs.sites])
+    for site_id, bom in groups.items():
+        site = inputs.site(site_id)
+        included_nics = _allocate_included_nics(bom, _included_nic_ports(inputs, site, bundled))
+        lines: list[CostLine] = []
+        for index, line in enumerate(bom):
+            part = "scale_up" if line.category == "scale-up" else "network"
+            if line.category == "scale-up" and "scale-up" in bundled:
+                lines.append(_bom_line(line, part, Price(0.0, _included_trace(inputs))))
                 continue
-            line = replace(line, quantity=line.quantity - included)
-        price = _catalog_unit_price(catalog, line)
-        if price is None and line.unit_price_usd is not None:
-            price = Price(
-                line.unit_price_usd,
-                Trace(
-                    "engine",
-                    "fabric.bom",
-                    "unit price given by the fabric engine (not in the catalog)",
-                ),
-            )
-        out.append(_bom_line(line, part, price or Price(None, UNPRICED)))
-    out += _default_scale_up(inputs, out)
-    return _with_allowances(inputs, assumptions, out)
+            included = included_nics.get(index, 0.0)
+            if included > 0:
+                lines.append(
+                    _bom_line(
+                        replace(line, quantity=included),
+                        part,
+                        Price(0.0, _included_trace(inputs)),
+                    )
+                )
+                if included >= line.quantity:
+                    continue
+                line = replace(line, quantity=line.quantity - included)
+            price = _catalog_unit_price(catalog, line)
+            if price is None and line.unit_price_usd is not None:
+                price = Price(
+                    line.unit_price_usd,
+                    Trace(
+                        "engine",
+                        "fabric.bom",
+                        "unit price given by the fabric engine (not in the catalog)",
+                    ),
+                )
+            lines.append(_bom_line(line, part, price or Price(None, UNPRICED)))
+        if site is not None:
+            lines += _default_scale_up(inputs, site, lines)
+            lines = _with_allowances(inputs, site, assumptions, lines)
+        out += lines
+    return out
 
 
-def _default_scale_up(inputs: CostInputs, lines: list[CostLine]) -> list[CostLine]:
-    """Scale-up switching when the BOM has none: inside the system, or unpriced for a custom
-    multi-node domain."""
+def _default_scale_up(
+    inputs: CostInputs, site: SiteInputs, lines: list[CostLine]
+) -> list[CostLine]:
+    """Scale-up switching of a site when the BOM has none: inside the system, or unpriced for
+    a custom multi-node domain."""
     if any(line.part == "scale_up" for line in lines):
         return []
     domain = inputs.spec.compute.nvlink_domain
@@ -313,31 +358,33 @@ def _default_scale_up(inputs: CostInputs, lines: list[CostLine]) -> list[CostLin
         return [
             CostLine(
                 part="scale_up",
-                item=f"scale-up switching for a {domain.gpus}-GPU custom NVLink domain",
+                item=f"scale-up switching for a {domain.gpus}-GPU custom NVLink domain, "
+                f"site {site.id}",
                 catalog_id=None,
-                quantity=inputs.gpu_count / domain.gpus,
+                quantity=site.gpus / domain.gpus,
                 unit="domains",
                 unit_price_usd=None,
                 total_usd=None,
                 trace=UNPRICED,
                 depreciation=HARDWARE,
+                site=site.id,
             )
         ]
     if system is not None and system.nvlink_switch_trays:
         item, catalog_id = "NVLink switch trays", "nvlink5-switch-tray"
-        quantity = float(system.nvlink_switch_trays * inputs.systems)
+        quantity = float(system.nvlink_switch_trays * site.systems)
         unit = "trays"
     else:
         item, catalog_id, quantity, unit = (
             "NVSwitch baseboard",
             None,
-            float(inputs.systems),
+            float(site.systems),
             "boards",
         )
     return [
         CostLine(
             part="scale_up",
-            item=item,
+            item=f"{item}, site {site.id}",
             catalog_id=catalog_id,
             quantity=quantity,
             unit=unit,
@@ -345,12 +392,13 @@ def _default_scale_up(inputs: CostInputs, lines: list[CostLine]) -> list[CostLin
             total_usd=0.0,
             trace=_included_trace(inputs),
             depreciation=HARDWARE,
+            site=site.id,
         )
     ]
 
 
 def _allowance(
-    assumptions: Assumptions, category: str, inputs: CostInputs, uncovered: list[CostLine]
+    assumptions: Assumptions, category: str, site: SiteInputs, uncovered: list[CostLine]
 ) -> CostLine:
     if category == "nic":
         quantity = sum(line.quantity or 0.0 for line in uncovered)
@@ -358,15 +406,14 @@ def _allowance(
         assumption_id, unit, label = "nic-allowance-usd-per-port", "NIC ports", "NICs"
     else:
         key = ALLOWANCE_KEYS[category]
-        quantity = float(inputs.gpu_count)
-        unit_price = assumptions.number(
-            "network-allowance-usd-per-gpu", f"{key}-{inputs.fabric_tiers}-tier"
-        )
+        tiers = min(3, max(1, site.fabric_tiers))  # the spreadsheet has 1 to 3 tiers
+        quantity = float(site.gpus)
+        unit_price = assumptions.number("network-allowance-usd-per-gpu", f"{key}-{tiers}-tier")
         assumption_id, unit = "network-allowance-usd-per-gpu", "GPUs"
-        label = f"{key.replace('-', ' and ')} ({inputs.fabric_tiers}-tier)"
+        label = f"{key.replace('-', ' and ')} ({tiers}-tier)"
     return CostLine(
         part="network",
-        item=f"allowance for unpriced compute-fabric {label}",
+        item=f"allowance for unpriced compute-fabric {label}, site {site.id}",
         catalog_id=None,
         quantity=quantity,
         unit=unit,
@@ -374,14 +421,16 @@ def _allowance(
         total_usd=unit_price * quantity,
         trace=assumption_trace(assumptions, assumption_id),
         depreciation=HARDWARE,
+        site=site.id,
         note="stands in for the unpriced lines marked covered_by_allowance",
     )
 
 
 def _with_allowances(
-    inputs: CostInputs, assumptions: Assumptions, lines: list[CostLine]
+    inputs: CostInputs, site: SiteInputs, assumptions: Assumptions, lines: list[CostLine]
 ) -> list[CostLine]:
-    """One allowance line per category whose compute-fabric lines are all unpriced."""
+    """One allowance line per category whose compute-fabric lines at the site are all
+    unpriced."""
     out = list(lines)
     for category in (*ALLOWANCE_KEYS, "nic"):
         compute = [
@@ -396,19 +445,19 @@ def _with_allowances(
             continue
         for i in compute:
             out[i] = replace(out[i], covered_by_allowance=True)
-        out.append(_allowance(assumptions, category, inputs, [out[i] for i in compute]))
+        out.append(_allowance(assumptions, category, site, [out[i] for i in compute]))
     return out
 
 
 def storage_lines(
     inputs: CostInputs, catalog: Catalog, assumptions: Assumptions
 ) -> tuple[list[CostLine], list[CostLine]]:
-    """(capex lines, service lines in USD per year) for every storage tier."""
+    """(capex lines, service lines in USD per year) for every storage tier of every site."""
     bundled = _bundled(inputs, assumptions)
     capex: list[CostLine] = []
     services: list[CostLine] = []
     for tier in inputs.tiers:
-        label = f"storage tier {tier.index} ({tier.kind})"
+        label = f"storage tier {tier.index} ({tier.kind}), site {tier.site}"
         extra = {
             "usable_tb": tier.usable_tb,
             "raw_tb": tier.raw_tb,
@@ -426,6 +475,7 @@ def storage_lines(
                     total_usd=0.0,
                     trace=_included_trace(inputs),
                     depreciation=HARDWARE,
+                    site=tier.site,
                     extra=extra,
                 )
             )
@@ -441,6 +491,7 @@ def storage_lines(
                     f"{label}: {sku.name}",
                     sku,
                     tier.usable_tb,
+                    site=tier.site,
                     note="service price per usable TB-month x 12 (durability included)",
                     extra=extra,
                 )
@@ -461,6 +512,7 @@ def storage_lines(
                 total_usd=None if unit_price is None else unit_price * quantity,
                 trace=UNPRICED if unit_price is None else catalog_trace("storage", sku),
                 depreciation=HARDWARE,
+                site=tier.site,
                 note=note if unit_price is not None else "no price per TB in the catalog",
                 extra=extra,
             )
@@ -485,15 +537,14 @@ def construction_usd_per_mw(assumptions: Assumptions, redundancy: str) -> tuple[
 def facility_lines(
     inputs: CostInputs, catalog: Catalog, assumptions: Assumptions
 ) -> list[CostLine]:
-    """Construction of an owned data hall at each site that hosts GPUs (on-prem only)."""
+    """Construction of an owned data hall at each site that hosts GPUs (on-prem only), sized
+    to the site's provisioned IT load (facility engine)."""
     redundancy = inputs.spec.facility.power_redundancy
     per_mw, trace = construction_usd_per_mw(assumptions, redundancy)
     cooling = catalog.cooling.get(inputs.spec.facility.cooling)
     out = []
     for site in inputs.sites:
-        if site.gpu_share <= 0:
-            continue
-        it_kw = inputs.it_power_kw * site.gpu_share
+        it_kw = site.it_power_kw
         out.append(
             CostLine(
                 part="facility",
@@ -528,58 +579,51 @@ def facility_lines(
     return out
 
 
-def installation_and_spares(
+def installation_lines(
     inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
 ) -> list[CostLine]:
-    hardware_usd = total(hardware)
-    compute = [line for line in hardware if line.part == "compute"]
-    compute_usd = total(compute)
+    """Installation, integration and burn-in of each site's priced hardware."""
     fraction = assumptions.number("installation-fraction-of-hardware-capex")
-    lines = [
-        CostLine(
-            part="installation",
-            item="installation, integration and burn-in",
-            catalog_id=None,
-            quantity=hardware_usd,
-            unit="USD of priced hardware",
-            unit_price_usd=fraction,
-            total_usd=fraction * hardware_usd,
-            trace=assumption_trace(assumptions, "installation-fraction-of-hardware-capex"),
-            depreciation=HARDWARE,
-        )
-    ]
-    if inputs.hot_spare_nodes is not None and inputs.nodes:
-        per_node = compute_usd / inputs.nodes
-        lines.append(
+    trace = assumption_trace(assumptions, "installation-fraction-of-hardware-capex")
+    out = []
+    for site_id, lines in _by_site(hardware, [site.id for site in inputs.sites]).items():
+        if not lines:
+            continue
+        hardware_usd = total(lines)
+        out.append(
             CostLine(
-                part="spares",
-                item="hot-spare nodes (reliability engine)",
-                catalog_id=compute[0].catalog_id if compute else None,
-                quantity=inputs.hot_spare_nodes,
-                unit="nodes",
-                unit_price_usd=per_node,
-                total_usd=per_node * inputs.hot_spare_nodes,
-                trace=derived(*(line.trace for line in compute)),
-                depreciation=HARDWARE,
-                gpu_content_usd=sum(line.gpu_content_usd for line in compute)
-                * inputs.hot_spare_nodes
-                / inputs.nodes,
-            )
-        )
-    else:
-        spare = assumptions.number("spares-fraction-of-compute")
-        lines.append(
-            CostLine(
-                part="spares",
-                item="spare compute capacity",
+                part="installation",
+                item="installation, integration and burn-in"
+                + (f", site {site_id}" if site_id is not None else ""),
                 catalog_id=None,
-                quantity=compute_usd,
-                unit="USD of priced compute",
-                unit_price_usd=spare,
-                total_usd=spare * compute_usd,
-                trace=assumption_trace(assumptions, "spares-fraction-of-compute"),
+                quantity=hardware_usd,
+                unit="USD of priced hardware",
+                unit_price_usd=fraction,
+                total_usd=fraction * hardware_usd,
+                trace=trace,
                 depreciation=HARDWARE,
-                gpu_content_usd=spare * sum(line.gpu_content_usd for line in compute),
+                site=site_id,
             )
         )
-    return lines
+    return out
+
+
+def spares_line(inputs: CostInputs, hardware: list[CostLine]) -> CostLine:
+    """The reliability engine's hot-spare nodes for the job, at the cluster's compute price
+    per node (a cluster-wide line: the engine sizes spares for the whole job)."""
+    compute = [line for line in hardware if line.part == "compute"]
+    spares = inputs.hot_spare_nodes
+    priced = all(line.priced for line in compute)
+    per_node = total(compute) / inputs.nodes if priced else None
+    return CostLine(
+        part="spares",
+        item="hot-spare nodes (reliability engine)",
+        catalog_id=compute[0].catalog_id if compute else None,
+        quantity=spares,
+        unit="nodes",
+        unit_price_usd=per_node,
+        total_usd=None if per_node is None else per_node * spares,
+        trace=derived(*(line.trace for line in compute)) if priced else UNPRICED,
+        depreciation=HARDWARE,
+        gpu_content_usd=sum(line.gpu_content_usd for line in compute) * spares / inputs.nodes,
+    )

@@ -175,7 +175,7 @@ def rental_line(
 def cloud_storage_lines(
     inputs: CostInputs, catalog: Catalog, assumptions: Assumptions
 ) -> list[CostLine]:
-    """Storage services standing in for owned shared tiers on the cloud side."""
+    """Storage services standing in for every site's owned shared tiers on the cloud side."""
     equivalents = assumptions.value("cloud-storage-equivalent")
     out = []
     for tier in inputs.tiers:
@@ -186,6 +186,6 @@ def cloud_storage_lines(
             sku = catalog.storage.get(equivalents.get(tier.kind, ""))
         if sku is None or sku.price_usd_per_tb_month is None:
             continue
-        item = f"storage tier {tier.index} ({tier.kind}) as {sku.name}"
-        out.append(storage_service_line(item, sku, tier.usable_tb))
+        item = f"storage tier {tier.index} ({tier.kind}), site {tier.site}, as {sku.name}"
+        out.append(storage_service_line(item, sku, tier.usable_tb, site=tier.site))
     return out

@@ -1,35 +1,64 @@
-"""evaluate_cost: capex, opex, TCO, unit costs, cloud comparison, carbon, water, sensitivity."""
+"""evaluate_cost: capex, opex, TCO, unit costs, cloud comparison, carbon, water, sensitivity,
+per site and for the cluster."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from models_engine.catalog import Catalog, load_catalog
-from models_engine.spec import DesignSpec, parse_design
+from models_engine.catalog import Catalog
+from models_engine.engines.fabric.result import FabricResult
+from models_engine.engines.facility.result import FacilityResult
+from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.reliability.result import ReliabilityResult
+from models_engine.engines.storage.result import StorageResult
+from models_engine.spec import DesignSpec
 
 from .assumptions import load_assumptions
 from .cashflow import HOURS_PER_MONTH, npv_of_monthly
 from .cloud import OVERRIDE, market_range
 from .footprint import footprint
-from .inputs import resolve_inputs
-from .report import CAPEX_PARTS, OPEX_PARTS, by_part, flat_table, tco_over_time, unpriced, waterfall
+from .inputs import CostInputs, resolve_inputs
+from .report import (
+    CAPEX_PARTS,
+    CLUSTER_WIDE,
+    OPEX_PARTS,
+    by_part,
+    flat_table,
+    site_breakdown,
+    tco_over_time,
+    unpriced,
+    waterfall,
+)
+from .result import CostResult
 from .scenario import Scenario, base_levers, run_scenario
 from .sensitivity import tornado
 from .trace import total
 
+TIME_TO_TRAIN_SOURCE = "reliability.time_to_train.with_failures_days"
 CONVENTIONS = (
-    "Energy: provisioned IT kW x load factor x PUE x 8,760 h x site $/kWh, the same every hour "
-    "whether GPUs are busy or idle (utilisation-independent load profile).",
-    "Colocation: $/kW-month x 12 on the provisioned IT kW; energy billed on top at the site price.",
+    "Sites: every line carries its site; compute is each site's systems (facility engine), "
+    "network each site's fabric BOM plus the WAN / DCI equipment the fabric engine tags with "
+    "its site, storage each site's tiers (storage engine); by_site adds them up per site and "
+    "the totals are the sum of the sites (the job's hot spares and WAN egress form one "
+    "cluster-wide entry).",
+    "Energy: each site's facility energy (facility engine: IT energy on its load profile x the "
+    "site's PUE) x that site's $/kWh, the same every year whether GPUs are busy or idle.",
+    "Colocation: $/kW-month x 12 on each site's provisioned IT kW; energy billed on top at the "
+    "site price.",
     "TCO: cash at month m discounted by (1 + r)^(-m/12); capex in month 0, opex monthly; "
     "hardware re-bought at the end of its life within the horizon and its remaining "
     "straight-line book value credited at the horizon end.",
     "Depreciation: straight line over economics.depreciation_years (hardware) and the "
     "facility life (assumption facility-life-years); reported, not added to the TCO (cash).",
-    "Cost per delivered GPU-hour: NPV of cost / NPV of GPU-hours x utilisation x goodput.",
-    "Training run: failure-free time to train x GPUs = useful GPU-hours, priced at the cost per "
-    "delivered GPU-hour; wall clock = time to train / goodput.",
+    "Cost per delivered GPU-hour: NPV of cost / NPV of GPU-hours x utilisation x goodput "
+    "(goodput: reliability engine).",
+    "Training run: GPUs x the time to train with failures "
+    f"({TIME_TO_TRAIN_SOURCE}, the headline's time to train, used as is) x 24 h = the "
+    "GPU-hours the run occupies, priced at the cost per utilised GPU-hour (NPV of cost / NPV "
+    "of GPU-hours x utilisation); failures are already in that time, so goodput is not "
+    "applied again. Carbon per run uses the same time.",
     "Cloud: on-demand pays utilised GPU-hours only, committed terms pay every reserved hour; "
     "licences, WAN egress and storage services are on both sides; owned staff is not.",
 )
@@ -87,27 +116,31 @@ def _cloud_comparison(scenario: Scenario, inputs, catalog, timeline: dict) -> di
     }
 
 
-def _training_run(scenario: Scenario, inputs) -> dict | None:
+def _training_run(scenario: Scenario, inputs: CostInputs) -> dict | None:
+    """One run over the reliability engine's time to train with failures (exactly that
+    number: the headline's)."""
     days = inputs.time_to_train_days
     if days is None:
         return None
-    wall_days = days / inputs.goodput
-    useful_gpu_hours = inputs.gpu_count * days * 24.0
+    gpu_hours = inputs.gpu_count * days * 24.0
+    per_hour = scenario.cost_per_utilised_gpu_hour_usd
     cloud = {}
     for term, price in scenario.cloud_prices.items():
         usd = price.usd_per_gpu_hour
-        billed = inputs.gpu_count * wall_days * 24.0
-        cloud[term] = None if usd is None else usd * billed
+        cloud[term] = None if usd is None else usd * gpu_hours
     return {
         "time_to_train_days": days,
-        "time_to_train_source": inputs.sources.get("time_to_train_days"),
+        "time_to_train_source": TIME_TO_TRAIN_SOURCE,
+        "failure_free_days": inputs.failure_free_days,
         "goodput": inputs.goodput,
-        "wall_clock_days": wall_days,
-        "useful_gpu_hours": useful_gpu_hours,
-        "cost_usd": useful_gpu_hours * scenario.cost_per_delivered_gpu_hour_usd,
-        "cost_basis": "useful GPU-hours x cost per delivered GPU-hour of the design",
+        "wall_clock_days": days,
+        "gpu_hours": gpu_hours,
+        "cost_per_utilised_gpu_hour_usd": per_hour,
+        "cost_usd": gpu_hours * per_hour,
+        "cost_basis": "GPUs x time to train with failures x 24 h x cost per utilised GPU-hour",
         "cloud_cost_usd_by_term": cloud,
-        "cloud_basis": "GPUs x wall-clock hours x $/GPU-hour (rented for the whole run)",
+        "cloud_basis": "GPUs x time to train with failures x 24 h x $/GPU-hour "
+        "(rented for the whole run)",
     }
 
 
@@ -126,7 +159,7 @@ def _inference(scenario: Scenario, inputs) -> dict | None:
             cloud[term] = schedule.npv_usd / tokens_npv * 1e6
     return {
         "tokens_per_s": inputs.tokens_per_s,
-        "tokens_per_s_source": inputs.sources.get("tokens_per_s"),
+        "tokens_per_s_source": inputs.sources["tokens_per_s"],
         "tokens_per_year": tokens_per_year,
         "cost_per_million_tokens_usd": scenario.tco_npv_usd / tokens_npv * 1e6,
         "owned_cost_per_million_tokens_usd": scenario.owned.npv_usd / tokens_npv * 1e6,
@@ -164,23 +197,20 @@ def _assumption_list(assumptions) -> list[dict]:
 
 
 def evaluate_cost(
-    spec: DesignSpec | Mapping[str, Any],
-    catalog: Catalog | None = None,
+    spec: DesignSpec,
+    catalog: Catalog,
     *,
-    fabric: Mapping[str, Any] | None = None,
-    facility: Mapping[str, Any] | None = None,
-    storage: Mapping[str, Any] | None = None,
-    performance: Mapping[str, Any] | None = None,
-    reliability: Mapping[str, Any] | None = None,
-    regions: Mapping[str, Any] | None = None,
+    fabric: FabricResult,
+    facility: FacilityResult,
+    storage: StorageResult,
+    performance: PerformanceResult,
+    regions: RegionsResult,
+    reliability: ReliabilityResult,
     assumption_overrides: Mapping[str, Any] | None = None,
-) -> dict:
-    """Cost of a design. Other engines' results are optional; missing figures are derived
-    from the spec and listed in `derived_inputs`. `assumption_overrides` replaces entries of
-    assumptions.yaml for a team (e.g. {"software-licence-usd-per-gpu-year": 0})."""
-    if not isinstance(spec, DesignSpec):
-        spec = parse_design(spec)
-    catalog = catalog if catalog is not None else load_catalog()
+) -> CostResult:
+    """Cost of a design from the typed results of the engines that own each quantity (all
+    required). `assumption_overrides` replaces entries of assumptions.yaml for a team (e.g.
+    {"software-licence-usd-per-gpu-year": 0})."""
     assumptions = load_assumptions().with_overrides(assumption_overrides)
     inputs = resolve_inputs(
         spec,
@@ -190,8 +220,8 @@ def evaluate_cost(
         facility=facility,
         storage=storage,
         performance=performance,
-        reliability=reliability,
         regions=regions,
+        reliability=reliability,
     )
     scenario = run_scenario(inputs, catalog, assumptions, base_levers(inputs))
     design = scenario.design
@@ -207,120 +237,148 @@ def evaluate_cost(
     missing = unpriced(design_lines)
     applies = scenario.design_term is None
     inference = _inference(scenario, inputs)
+    sites = site_breakdown(scenario, inputs, carbon)
 
-    return {
-        "summary": {
-            "ownership": spec.economics.ownership,
-            "owned_model": scenario.owned_model,
-            "cloud_term": scenario.design_term,
-            "capex_usd": total(scenario.design_capex),
-            "opex_usd_per_year": total(
-                [line for line in scenario.design_opex if not line.one_time]
-            ),
-            "tco_npv_usd": design.npv_usd,
-            "tco_nominal_usd": design.nominal_usd,
-            "cost_per_delivered_gpu_hour_usd": scenario.cost_per_delivered_gpu_hour_usd,
-            "training_run_cost_usd": training["cost_usd"] if training else None,
-            "cost_per_million_tokens_usd": (
-                inference["cost_per_million_tokens_usd"] if inference else None
-            ),
-            "breakeven_month": timeline["headline_breakeven_month"],
-            "breakeven_term": headline,
-            "carbon_tco2e_per_year": carbon["tco2e_per_year"],
-            "water_m3_per_year": water["m3_per_year"],
-            "unpriced_items_count": len(missing),
-            "unpriced_not_covered_count": sum(
-                1 for item in missing if not item["covered_by_allowance"]
-            ),
-            "all_lines_priced": not missing,
-            "warnings": _warnings(scenario, missing),
-        },
-        "unpriced_items": missing,
-        "capex": {
-            "basis": f"{scenario.owned_model} build",
-            "applies_to_design": applies,
-            "lines": _line_dicts(scenario.owned_capex),
-            "by_part_usd": by_part(scenario.owned_capex, CAPEX_PARTS),
-            "total_usd": capex_total,
-            "unpriced_items": unpriced(scenario.owned_capex),
-            "unpriced_count": len(unpriced(scenario.owned_capex)),
-        },
-        "opex": {
-            "basis": f"{scenario.owned_model} build, USD per year",
-            "applies_to_design": applies,
-            "lines": _line_dicts(scenario.owned_opex),
-            "by_part_usd_per_year": by_part(scenario.owned_opex, OPEX_PARTS),
-            "total_usd_per_year": total(owned_opex_recurring),
-            "one_time_usd": total([line for line in scenario.owned_opex if line.one_time]),
-            "unpriced_items": unpriced(scenario.owned_opex),
-            "replacement_covered_by_maintenance": list(scenario.covered_failures),
-        },
-        "cloud_rental": (
-            None
-            if applies
-            else {
-                "term": scenario.design_term,
-                "lines": _line_dicts(scenario.design_opex),
-                "total_usd_per_year": total(
+    return CostResult.model_validate(
+        {
+            "summary": {
+                "ownership": spec.economics.ownership,
+                "owned_model": scenario.owned_model,
+                "cloud_term": scenario.design_term,
+                "capex_usd": total(scenario.design_capex),
+                "opex_usd_per_year": total(
                     [line for line in scenario.design_opex if not line.one_time]
                 ),
-            }
-        ),
-        "depreciation": {
-            "method": "straight-line",
-            "hardware_life_years": spec.economics.depreciation_years,
-            "facility_life_years": assumptions.number("facility-life-years"),
-            "applies_to_design": applies,
-            "by_year": [
-                {"year": row["year"], "depreciation_usd": row["depreciation_usd"]}
-                for row in scenario.owned.by_year()
-            ],
-        },
-        "tco": {
-            "ownership": spec.economics.ownership,
-            "horizon_years": spec.economics.horizon_years,
-            "discount_rate": spec.economics.discount_rate,
-            "currency": spec.economics.currency,
-            "npv_usd": design.npv_usd,
-            "nominal_usd": design.nominal_usd,
-            "residual_value_usd": float(design.residual.sum()),
-            "by_year": design.by_year(),
-        },
-        "unit_costs": {
-            "gpu_count": inputs.gpu_count,
-            "utilisation": scenario.levers.utilisation,
-            "goodput": inputs.goodput,
-            "delivered_gpu_hours_per_year": scenario.delivered_gpu_hours_per_year,
-            "cost_per_delivered_gpu_hour_usd": scenario.cost_per_delivered_gpu_hour_usd,
-            "cost_per_gpu_hour_usd": design.npv_usd / scenario.all_gpu_hours_npv,
-            "cost_per_gpu_hour_basis": "every provisioned GPU-hour (utilisation 1, goodput 1)",
-        },
-        "training_run": training,
-        "inference": inference,
-        "cloud_comparison": _cloud_comparison(scenario, inputs, catalog, timeline),
-        "carbon": carbon,
-        "water": water,
-        "sensitivity": tornado(inputs, catalog, assumptions, scenario),
-        "flat_table": flat_table(design),
-        "waterfall": waterfall(scenario),
-        "tco_over_time": timeline,
-        "breakdown": {
-            "capex_by_part_usd": by_part(scenario.owned_capex, CAPEX_PARTS),
-            "opex_by_part_usd_per_year": by_part(scenario.design_opex, OPEX_PARTS),
-            "tco_by_year": design.by_year(),
-        },
-        "inputs": {
-            "it_power_kw": inputs.it_power_kw,
-            "pue": inputs.pue,
-            "load_factor": inputs.load_factor,
-            "wue_l_per_kwh": inputs.wue_l_per_kwh,
-            "goodput": inputs.goodput,
-            "fabric_tiers": inputs.fabric_tiers,
-            "systems": inputs.systems,
-            "nodes": inputs.nodes,
-            "sources": dict(inputs.sources),
-        },
-        "derived_inputs": list(inputs.derived),
-        "assumptions": _assumption_list(assumptions),
-        "conventions": list(CONVENTIONS),
-    }
+                "tco_npv_usd": design.npv_usd,
+                "tco_nominal_usd": design.nominal_usd,
+                "cost_per_delivered_gpu_hour_usd": scenario.cost_per_delivered_gpu_hour_usd,
+                "training_run_cost_usd": training["cost_usd"] if training else None,
+                "cost_per_million_tokens_usd": (
+                    inference["cost_per_million_tokens_usd"] if inference else None
+                ),
+                "breakeven_month": timeline["headline_breakeven_month"],
+                "breakeven_term": headline,
+                "carbon_tco2e_per_year": carbon["tco2e_per_year"],
+                "water_m3_per_year": water["m3_per_year"],
+                "unpriced_items_count": len(missing),
+                "unpriced_not_covered_count": sum(
+                    1 for item in missing if not item["covered_by_allowance"]
+                ),
+                "all_lines_priced": not missing,
+                "warnings": _warnings(scenario, missing),
+            },
+            "unpriced_items": missing,
+            "capex": {
+                "basis": f"{scenario.owned_model} build",
+                "applies_to_design": applies,
+                "lines": _line_dicts(scenario.owned_capex),
+                "by_part_usd": by_part(scenario.owned_capex, CAPEX_PARTS),
+                "total_usd": capex_total,
+                "unpriced_items": unpriced(scenario.owned_capex),
+                "unpriced_count": len(unpriced(scenario.owned_capex)),
+                "by_site_usd": {_site_key(s["site_id"]): s["capex_usd"] for s in sites},
+            },
+            "opex": {
+                "basis": f"{scenario.owned_model} build, USD per year",
+                "applies_to_design": applies,
+                "lines": _line_dicts(scenario.owned_opex),
+                "by_part_usd_per_year": by_part(scenario.owned_opex, OPEX_PARTS),
+                "total_usd_per_year": total(owned_opex_recurring),
+                "one_time_usd": total([line for line in scenario.owned_opex if line.one_time]),
+                "unpriced_items": unpriced(scenario.owned_opex),
+                "replacement_covered_by_maintenance": list(scenario.covered_failures),
+                "by_site_usd_per_year": {
+                    _site_key(s["site_id"]): s["opex_usd_per_year"] for s in sites
+                },
+            },
+            "by_site": sites,
+            "cloud_rental": (
+                None
+                if applies
+                else {
+                    "term": scenario.design_term,
+                    "lines": _line_dicts(scenario.design_opex),
+                    "total_usd_per_year": total(
+                        [line for line in scenario.design_opex if not line.one_time]
+                    ),
+                }
+            ),
+            "depreciation": {
+                "method": "straight-line",
+                "hardware_life_years": spec.economics.depreciation_years,
+                "facility_life_years": assumptions.number("facility-life-years"),
+                "applies_to_design": applies,
+                "by_year": [
+                    {"year": row["year"], "depreciation_usd": row["depreciation_usd"]}
+                    for row in scenario.owned.by_year()
+                ],
+            },
+            "tco": {
+                "ownership": spec.economics.ownership,
+                "horizon_years": spec.economics.horizon_years,
+                "discount_rate": spec.economics.discount_rate,
+                "currency": spec.economics.currency,
+                "npv_usd": design.npv_usd,
+                "nominal_usd": design.nominal_usd,
+                "residual_value_usd": float(design.residual.sum()),
+                "by_year": design.by_year(),
+            },
+            "unit_costs": {
+                "gpu_count": inputs.gpu_count,
+                "utilisation": scenario.levers.utilisation,
+                "goodput": inputs.goodput,
+                "delivered_gpu_hours_per_year": scenario.delivered_gpu_hours_per_year,
+                "cost_per_delivered_gpu_hour_usd": scenario.cost_per_delivered_gpu_hour_usd,
+                "cost_per_gpu_hour_usd": design.npv_usd / scenario.all_gpu_hours_npv,
+                "cost_per_utilised_gpu_hour_usd": scenario.cost_per_utilised_gpu_hour_usd,
+                "cost_per_gpu_hour_basis": "every provisioned GPU-hour (utilisation 1, goodput 1)",
+            },
+            "training_run": training,
+            "inference": inference,
+            "cloud_comparison": _cloud_comparison(scenario, inputs, catalog, timeline),
+            "carbon": carbon,
+            "water": water,
+            "sensitivity": tornado(inputs, catalog, assumptions, scenario),
+            "flat_table": flat_table(design),
+            "waterfall": waterfall(scenario),
+            "tco_over_time": timeline,
+            "breakdown": {
+                "capex_by_part_usd": by_part(scenario.owned_capex, CAPEX_PARTS),
+                "opex_by_part_usd_per_year": by_part(scenario.design_opex, OPEX_PARTS),
+                "tco_by_year": design.by_year(),
+            },
+            "inputs": {
+                "it_power_kw": inputs.it_power_kw,
+                "pue": inputs.pue,
+                "facility_energy_mwh_per_year": sum(site.energy_kwh for site in inputs.sites)
+                / 1000,
+                "goodput": inputs.goodput,
+                "time_to_train_days": inputs.time_to_train_days,
+                "hot_spare_nodes": inputs.hot_spare_nodes,
+                "egress_usd_per_month": inputs.egress_usd_per_month,
+                "fabric_tiers": {site.id: site.fabric_tiers for site in inputs.sites},
+                "systems": inputs.systems,
+                "nodes": inputs.nodes,
+                "sites": [
+                    {
+                        "site": site.id,
+                        "gpus": site.gpus,
+                        "systems": site.systems,
+                        "it_power_kw": site.it_power_kw,
+                        "pue": site.pue,
+                        "facility_energy_mwh_per_year": site.energy_kwh / 1000,
+                        "power_usd_per_kwh": site.power_usd_per_kwh,
+                    }
+                    for site in inputs.sites
+                ],
+                "sources": dict(inputs.sources),
+            },
+            "derived_inputs": list(inputs.derived),
+            "assumptions": _assumption_list(assumptions),
+            "conventions": list(CONVENTIONS),
+        }
+    )
+
+
+def _site_key(site_id: str | None) -> str:
+    return CLUSTER_WIDE if site_id is None else site_id

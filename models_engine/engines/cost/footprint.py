@@ -1,13 +1,14 @@
-"""Carbon (grid intensity x facility energy) and water (WUE x IT energy) of the design.
+"""Carbon (grid intensity x facility energy, per site) and water (the facility engine's
+figure, per site).
 
-Carbon counts location-based grid emissions of the facility energy (IT x PUE) at each site's
-gCO2e/kWh; water counts site water at WUE litres per IT kWh. Both follow the same
-utilisation-independent load profile as the energy cost.
+Carbon counts location-based grid emissions of each site's facility energy (the facility
+engine's IT x PUE) at that site's gCO2e/kWh. Water is the facility engine's own quantity
+(WUE x IT energy of each site); the cost engine reports it, it does not recompute it.
 """
 
 from __future__ import annotations
 
-from .inputs import CostInputs
+from .inputs import KWH_PER_MWH, CostInputs
 from .trace import CostLine
 
 GRAMS_PER_TONNE = 1e6
@@ -29,17 +30,14 @@ def footprint(
     per_site = []
     run_tonnes = 0.0
     run_kwh = 0.0
-    it_kwh_total = 0.0
     for line in energy:
         site = sites[line.site]
         kwh = line.quantity or 0.0
-        it_kwh = kwh / line.extra["pue"]
-        it_kwh_total += it_kwh
         tonnes = carbon_tco2e(kwh, site.carbon_g_per_kwh)
         per_site.append(
             {
                 "site": site.id,
-                "facility_energy_mwh_per_year": kwh / 1000.0,
+                "facility_energy_mwh_per_year": kwh / KWH_PER_MWH,
                 "carbon_gco2e_per_kwh": site.carbon_g_per_kwh,
                 "tco2e_per_year": tonnes,
             }
@@ -53,12 +51,26 @@ def footprint(
         "tco2e_per_year": sum(item["tco2e_per_year"] for item in per_site),
         "per_site": per_site,
         "per_run_tco2e": run_tonnes if run_hours is not None else None,
-        "per_run_facility_energy_mwh": run_kwh / 1000.0 if run_hours is not None else None,
+        "per_run_facility_energy_mwh": run_kwh / KWH_PER_MWH if run_hours is not None else None,
     }
+    it_kwh = sum(site.it_energy_kwh for site in inputs.sites)
+    known = inputs.water_m3_per_year
+    sources = sorted({site.wue_source for site in inputs.sites})
     water = {
-        "wue_l_per_kwh": inputs.wue_l_per_kwh,
-        "wue_source": inputs.sources.get("wue_l_per_kwh"),
-        "it_energy_mwh_per_year": it_kwh_total / 1000.0,
-        "m3_per_year": water_m3(it_kwh_total, inputs.wue_l_per_kwh),
+        # Cluster WUE: the facility's water over the IT energy of every site.
+        "wue_l_per_kwh": known * LITRES_PER_M3 / it_kwh if known is not None and it_kwh else None,
+        "wue_source": "; ".join(sources),
+        "source": "facility.sites[].cooling.water_m3_per_year",
+        "it_energy_mwh_per_year": it_kwh / KWH_PER_MWH,
+        "m3_per_year": known,
+        "per_site": [
+            {
+                "site": site.id,
+                "wue_l_per_kwh": site.wue_l_per_kwh,
+                "wue_source": site.wue_source,
+                "m3_per_year": site.water_m3_per_year,
+            }
+            for site in inputs.sites
+        ],
     }
     return carbon, water

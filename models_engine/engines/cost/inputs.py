@@ -1,19 +1,18 @@
-"""Everything the cost model reads, resolved once: the spec, the catalog, and the other engines'
-results when the caller passes them (read defensively with `.get()`), or a simple derivation
-from the spec when they are absent. Each derivation is recorded in `derived` so the output says
-which figures did not come from the engine that owns them.
+"""Everything the cost model reads, resolved once: the spec, the catalog and the typed results
+of the engines that own each quantity. Every result is required; the cost engine prices
+quantities, it never re-derives them.
 
-Keys read (first match wins):
-- fabric: `bom` [{item, catalog_id, category, network, quantity, unit_power_w, unit_price_usd}],
-  `scale_out.tiers`;
-- facility: `power.it_kw.total` | `it_power_kw`, `power.pue`, `power.annual_mwh`,
-  `cooling.wue_l_per_kwh`;
-- storage: `durability.tiers` [{tier, usable_tb, raw_tb}];
-- performance: `time_to_train_days` | `training.time_to_train_days`, `tokens_per_s` |
-  `inference.tokens_per_s`;
-- reliability: `goodput`, `hot_spares.spare_nodes`, `components` [{component,
-  failures_per_unit_year, count_in_job} or {component, failures_per_year}];
-- regions: `egress.total_usd_per_month`, `egress.dataset_replication_one_time_usd`.
+Read per site (sites matched by `site_id`; prices from the spec's `regions.sites`):
+- fabric: `bom` (every site's lines and the WAN / DCI equipment, each line tagged with its
+  site), `sites[i].scale_out.tiers` and `.nodes`;
+- facility: `sites[i].rack_summary.systems`, `.power.it_kw.total` (provisioned IT kW),
+  `.power.annual_mwh` (facility energy, IT x PUE), `.power.annual_it_mwh`, `.power.pue`,
+  `.cooling.wue_l_per_kwh` / `.water_m3_per_year`;
+- storage: `sites[i].durability.tiers` (usable and raw TB of each shared tier);
+Read for the cluster:
+- performance: `tokens_per_s` (inference fleet throughput);
+- reliability: `time_to_train.with_failures_days`, `goodput`, `hot_spare_nodes`, `components`;
+- regions: `egress` (`total_usd_per_month`, `dataset_replication_one_time_usd`).
 """
 
 from __future__ import annotations
@@ -24,50 +23,110 @@ from dataclasses import dataclass
 from typing import Any
 
 from models_engine.catalog import Catalog, GpuSku, SystemSku
+from models_engine.engines.fabric.result import FabricResult
+from models_engine.engines.facility.result import FacilityResult, SiteFacility
+from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.reliability.result import ReliabilityResult
+from models_engine.engines.storage.result import SiteStorage, StorageResult
 from models_engine.hardware import GpuFigures, resolve_gpu
+from models_engine.spec import DesignSpec
 
 from .assumptions import Assumptions
-from .fabric_fallback import BomLine, fallback_bom
 from .trace import Trace, assumption_trace, catalog_trace, override_trace
 
 HOURS_PER_YEAR = 8760.0
-# Cheah's spreadsheet tiers: <= 64 nodes one switch layer, <= 2,048 nodes two, more three.
-ONE_TIER_MAX_NODES = 64
-TWO_TIER_MAX_NODES = 2048
+KWH_PER_MWH = 1000.0
+# The fabric engine's BOM categories, in the cost engine's vocabulary (allowance groups:
+# switches; optics and cables; NICs). Any other category (an appliance, WAN equipment) is
+# priced from the catalog or the fabric line and never covered by an allowance.
+BOM_CATEGORIES = {
+    "switch": "switch",
+    "transceiver": "optics",
+    "cable": "optics",
+    "nic": "nic",
+}
+
+# Where each engine-owned input comes from (shown in the result's `inputs.sources`).
+SOURCES = {
+    "bom": "fabric.bom (every site and the WAN / DCI equipment)",
+    "fabric_tiers": "fabric.sites[].scale_out.tiers",
+    "systems": "facility.sites[].rack_summary.systems",
+    "it_power_kw": "facility.sites[].power.it_kw.total",
+    "energy": "facility.sites[].power.annual_mwh",
+    "pue": "facility.sites[].power.pue",
+    "water": "facility.sites[].cooling.water_m3_per_year",
+    "storage_tiers": "storage.sites[].durability.tiers",
+    "time_to_train_days": "reliability.time_to_train.with_failures_days",
+    "goodput": "reliability.goodput",
+    "hot_spare_nodes": "reliability.hot_spare_nodes",
+    "failure_rates": "reliability.components",
+    "egress": "regions.egress",
+    "tokens_per_s": "performance.tokens_per_s",
+}
 
 
 @dataclass(frozen=True)
-class SiteInputs:
-    id: str
-    name: str
-    gpu_share: float
-    power_usd_per_kwh: float
-    power_trace: Trace
-    carbon_g_per_kwh: float
-    colocation_usd_per_kw_month: float
-    colocation_trace: Trace
+class BomLine:
+    """One fabric BOM line as the cost engine prices it."""
+
+    item: str
+    catalog_id: str | None
+    category: str  # switch | nic | optics | scale-up | other (cost vocabulary)
+    fabric_category: str  # the fabric engine's category (transceiver, cable, ...)
+    quantity: float
+    unit_price_usd: float | None
+    unit_power_w: float | None
+    network: str | None
+    site: str | None
 
 
 @dataclass(frozen=True)
 class TierInputs:
     index: int
     kind: str
-    usable_tb: float  # whole cluster (local NVMe multiplied by nodes)
+    usable_tb: float  # at this site (local NVMe: per node x the site's nodes)
     raw_tb: float
     sku: str | None
     overhead: float  # raw / usable
+    site: str
+
+
+@dataclass(frozen=True)
+class SiteInputs:
+    """One site that hosts GPUs: its engine figures and its prices."""
+
+    id: str
+    name: str
+    gpus: int
+    nodes: int
+    systems: int
+    fabric_tiers: int
+    it_power_kw: float  # provisioned (maximum) IT kW
+    energy_kwh: float  # facility energy per year (IT x PUE, the facility's load profile)
+    it_energy_kwh: float
+    pue: float
+    wue_l_per_kwh: float | None
+    wue_source: str
+    water_m3_per_year: float | None
+    power_usd_per_kwh: float
+    power_trace: Trace
+    carbon_g_per_kwh: float
+    colocation_usd_per_kw_month: float
+    colocation_trace: Trace
+    tiers: tuple[TierInputs, ...]
 
 
 @dataclass(frozen=True)
 class FailureInput:
     component: str
-    failures_per_year: float  # whole cluster
-    source: str
+    failures_per_year: float  # whole job
+    failures_per_unit_year: float | None
 
 
 @dataclass(frozen=True)
 class CostInputs:
-    spec: Any
+    spec: DesignSpec
     gpu: GpuFigures
     gpu_sku: GpuSku | None
     system: SystemSku | None
@@ -75,20 +134,18 @@ class CostInputs:
     nodes: int
     systems: int
     it_power_kw: float
-    pue: float
-    load_factor: float
-    wue_l_per_kwh: float
+    pue: float  # cluster: facility energy / IT energy over every site
+    water_m3_per_year: float | None
     sites: tuple[SiteInputs, ...]
     bom: tuple[BomLine, ...]
-    fabric_tiers: int
-    tiers: tuple[TierInputs, ...]
-    time_to_train_days: float | None
+    time_to_train_days: float | None  # with failures (reliability; the headline's figure)
+    failure_free_days: float | None
     tokens_per_s: float | None
     goodput: float
     failures: tuple[FailureInput, ...]
     egress_usd_per_month: float
     one_time_egress_usd: float
-    hot_spare_nodes: float | None
+    hot_spare_nodes: int
     derived: tuple[dict[str, str], ...]
     sources: Mapping[str, str]
 
@@ -96,111 +153,58 @@ class CostInputs:
     def ownership(self) -> str:
         return self.spec.economics.ownership
 
+    @property
+    def tiers(self) -> tuple[TierInputs, ...]:
+        """Every site's storage tiers."""
+        return tuple(tier for site in self.sites for tier in site.tiers)
 
-def pick(data: Any, *paths: str) -> Any:
-    """The first non-None value at any dotted path of a nested dict (None if none)."""
-    for path in paths:
-        node = data
-        for key in path.split("."):
-            node = node.get(key) if isinstance(node, Mapping) else None
-            if node is None:
-                break
-        if node is not None:
-            return node
-    return None
+    def site(self, site_id: str | None) -> SiteInputs | None:
+        return next((site for site in self.sites if site.id == site_id), None)
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-class _Recorder:
-    def __init__(self) -> None:
-        self.derived: list[dict[str, str]] = []
-        self.sources: dict[str, str] = {}
-
-    def engine(self, name: str, engine: str) -> None:
-        self.sources[name] = f"{engine} engine"
-
-    def spec(self, name: str, field: str) -> None:
-        self.sources[name] = f"spec: {field}"
-
-    def derive(self, name: str, how: str) -> None:
-        self.sources[name] = "derived in the cost engine"
-        self.derived.append({"input": name, "how": how})
-
-
-def _system(spec, catalog: Catalog) -> SystemSku | None:
+def _system(spec: DesignSpec, catalog: Catalog) -> SystemSku | None:
     sku = spec.compute.system_sku
     return catalog.systems.get(sku) if sku else None
 
 
-def _compute_power_kw(inputs_gpu: GpuFigures, system, spec, assumptions: Assumptions) -> float:
-    compute = spec.compute
-    if system is not None and system.power_max_kw:
-        return math.ceil(compute.gpu_count / system.gpus_per_system) * system.power_max_kw
-    ratio = assumptions.number("server-power-per-gpu-tdp")
-    return compute.gpu_count * inputs_gpu.tdp_w / 1000.0 * ratio
-
-
-def _bom_from_fabric(fabric: Mapping | None, catalog: Catalog) -> list[BomLine] | None:
-    raw = pick(fabric, "bom") if fabric else None
-    if not isinstance(raw, list) or not raw:
-        return None
-    lines = []
-    for item in raw:
-        if not isinstance(item, Mapping):
-            continue
-        quantity = _number(item.get("quantity"))
-        if quantity is None:
-            continue
-        catalog_id = item.get("catalog_id")
-        category = _category(str(item.get("category") or ""), catalog_id, catalog)
-        unit_power = _number(item.get("unit_power_w"))
-        if unit_power is None and _number(item.get("total_power_w")) is not None and quantity:
-            unit_power = _number(item.get("total_power_w")) / quantity
-        lines.append(
+def _bom(fabric: FabricResult, catalog: Catalog) -> tuple[BomLine, ...]:
+    out = []
+    for line in fabric.bom:
+        category = BOM_CATEGORIES.get(line.category, "other")
+        switch = catalog.switches.get(line.catalog_id) if line.catalog_id else None
+        if switch is not None and switch.fabric == "nvlink":
+            category = "scale-up"
+        out.append(
             BomLine(
-                item=str(item.get("item") or catalog_id or "BOM item"),
-                catalog_id=catalog_id if isinstance(catalog_id, str) else None,
+                item=line.item,
+                catalog_id=line.catalog_id,
                 category=category,
-                quantity=quantity,
-                unit_price_usd=_number(item.get("unit_price_usd")),
-                unit_power_w=unit_power,
-                network=item.get("network") if isinstance(item.get("network"), str) else None,
+                fabric_category=line.category,
+                quantity=float(line.quantity),
+                unit_price_usd=line.unit_price_usd,
+                unit_power_w=line.unit_power_w,
+                network=line.network,
+                site=line.site,
             )
         )
-    return lines
+    return tuple(out)
 
 
-def _category(text: str, catalog_id: Any, catalog: Catalog) -> str:
-    if isinstance(catalog_id, str):
-        if catalog_id in catalog.switches:
-            fabric = catalog.switches[catalog_id].fabric
-            return "scale-up" if fabric == "nvlink" else "switch"
-        if catalog_id in catalog.nics:
-            return "nic"
-        if catalog_id in catalog.optics:
-            return "optics"
-    lowered = text.lower()
-    if any(word in lowered for word in ("nvlink", "nvswitch", "scale-up", "scale_up")):
-        return "scale-up"
-    if any(word in lowered for word in ("optic", "transceiver", "cable", "dac", "aoc", "aec")):
-        return "optics"
-    if "switch" in lowered:
-        return "switch"
-    if any(word in lowered for word in ("nic", "adapter", "hca", "dpu")):
-        return "nic"
-    return "other"
+class _Derived:
+    """Inputs the cost engine fills from its own assumptions (listed in `derived_inputs`)."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, str]] = []
+
+    def add(self, name: str, how: str) -> None:
+        self.items.append({"input": name, "how": how})
 
 
-def _sites(spec, catalog: Catalog, assumptions: Assumptions) -> tuple[SiteInputs, ...]:
-    """Per-site prices. A site figure equal to its catalog region's traces to the catalog
-    entry (with its date); a different one is the design's own figure."""
+def _site_prices(spec: DesignSpec, catalog: Catalog, assumptions: Assumptions, derived: _Derived):
+    """Per-site prices by site id. A site figure equal to its catalog region's traces to the
+    catalog entry (with its date); a different one is the design's own figure."""
     overrides = spec.economics.price_overrides
-    out = []
+    out = {}
     for index, site in enumerate(spec.regions.sites):
         region = catalog.regions.get(site.catalog_region_id) if site.catalog_region_id else None
         if overrides.power_usd_per_kwh is not None:
@@ -241,333 +245,142 @@ def _sites(spec, catalog: Catalog, assumptions: Assumptions) -> tuple[SiteInputs
         else:
             colo = assumptions.number("colocation-usd-per-kw-month")
             colo_trace = assumption_trace(assumptions, "colocation-usd-per-kw-month")
-        out.append(
-            SiteInputs(
-                id=site.id,
-                name=site.name,
-                gpu_share=site.gpu_share,
-                power_usd_per_kwh=power,
-                power_trace=power_trace,
-                carbon_g_per_kwh=site.carbon_gco2e_per_kwh,
-                colocation_usd_per_kw_month=colo,
-                colocation_trace=colo_trace,
-            )
-        )
-    return tuple(out)
-
-
-def _durability_overhead(spec) -> float:
-    durability = spec.storage.durability
-    if durability.scheme == "replication":
-        return float(durability.replicas)
-    return (durability.ec_data_k + durability.ec_parity_m) / durability.ec_data_k
-
-
-def _engine_tiers(storage: Mapping | None) -> dict[int, Mapping]:
-    """Storage engine tiers by spec index: `durability.tiers` entries carry their `tier`
-    index; a plain `tiers` list is positional."""
-    listed = pick(storage, "durability.tiers")
-    if isinstance(listed, list):
-        return {
-            int(item["tier"]): item
-            for item in listed
-            if isinstance(item, Mapping) and _number(item.get("tier")) is not None
-        }
-    listed = pick(storage, "tiers")
-    if isinstance(listed, list):
-        return {i: item for i, item in enumerate(listed) if isinstance(item, Mapping)}
-    return {}
-
-
-def _tiers(spec, storage: Mapping | None, nodes: int, rec: _Recorder) -> tuple[TierInputs, ...]:
-    overhead = _durability_overhead(spec)
-    out = []
-    given_by_index = _engine_tiers(storage)
-    for index, tier in enumerate(spec.storage.tiers):
-        given = given_by_index.get(index, {})
-        usable = _number(pick(given, "usable_tb", "usable_capacity_tb"))
-        raw = _number(pick(given, "raw_tb", "raw_capacity_tb"))
-        if tier.kind == "local-nvme":
-            per_cluster = tier.capacity_tb * nodes
-            usable, raw, tier_overhead = per_cluster, per_cluster, 1.0
-        else:
-            tier_overhead = overhead
-            if usable is None or raw is None:
-                usable, raw = tier.capacity_tb, tier.capacity_tb * overhead
-                rec.derive(
-                    f"storage.tiers.{index}.raw_tb",
-                    f"usable {tier.capacity_tb:g} TB x durability overhead {overhead:.4g} "
-                    f"({spec.storage.durability.scheme})",
+            if spec.economics.ownership == "colocation" and site.gpu_share > 0:
+                derived.add(
+                    f"regions.sites.{index}.colocation_usd_per_kw_month",
+                    "no site, override or catalog-region price: assumption "
+                    "colocation-usd-per-kw-month",
                 )
-            else:
-                tier_overhead = raw / usable if usable else overhead
-                rec.engine(f"storage.tiers.{index}.raw_tb", "storage")
-        out.append(TierInputs(index, tier.kind, usable, raw, tier.sku, tier_overhead))
-    return tuple(out)
+        out[site.id] = (site, power, power_trace, colo, colo_trace)
+    return out
 
 
-def _active_parameters(workload) -> float:
-    """Parameters touched per token (dense, or shared + top-k experts for MoE)."""
-    h = workload.hidden_size
-    head_dim = workload.head_dim or h // workload.attention_heads
-    attention = h * head_dim * (2 * workload.attention_heads + 2 * workload.kv_heads_effective)
-    matrices = 3 if workload.gated_mlp else 2
-    dense_mlp = matrices * h * workload.ffn_hidden_size
-    moe = workload.moe
-    total = 0.0
-    for index in range(workload.layers):
-        is_moe = (
-            moe is not None
-            and index >= moe.first_dense_layers
-            and (index - moe.first_dense_layers) % moe.moe_layer_frequency == 0
-        )
-        if is_moe:
-            experts = moe.top_k + moe.shared_experts
-            total += attention + experts * matrices * h * moe.expert_ffn_hidden_size
-        else:
-            total += attention + dense_mlp
-    embeddings = workload.vocab_size * h * (1 if workload.tied_embeddings else 2)
-    return total + embeddings
-
-
-def _time_to_train_days(
-    spec, gpu: GpuFigures, performance: Mapping | None, assumptions, rec
-) -> float | None:
-    if spec.workload.kind != "training":
-        return None
-    given = _number(
-        pick(performance, "time_to_train_days", "training.time_to_train_days", "time.train_days")
-    )
-    if given is not None and given > 0:
-        rec.engine("time_to_train_days", "performance")
-        return given
-    mfu = assumptions.number("fallback-model-flops-utilisation")
-    peak = gpu.bf16_dense_tflops
-    if spec.workload.precision == "fp8" and gpu.fp8_dense_tflops:
-        peak = gpu.fp8_dense_tflops
-    flops = 6.0 * _active_parameters(spec.workload) * spec.workload.tokens_to_train
-    seconds = flops / (spec.compute.gpu_count * peak * 1e12 * mfu)
-    rec.derive(
-        "time_to_train_days",
-        f"6 x active parameters x tokens / (GPUs x {peak:g} TFLOP/s x MFU {mfu:g}); "
-        "no performance result",
-    )
-    return seconds / 86400.0
-
-
-def _tokens_per_s(spec, performance: Mapping | None, rec) -> float | None:
-    given = _number(
-        pick(
-            performance,
-            "inference.tokens_per_s",
-            "tokens_per_s",
-            "inference.delivered_tokens_per_s",
-            "throughput.tokens_per_s",
-        )
-    )
-    if given is not None and given > 0:
-        rec.engine("tokens_per_s", "performance")
-        return given
-    if spec.workload.kind == "inference" and spec.workload.inference is not None:
-        rec.derive("tokens_per_s", "the design's target_tokens_per_s (fleet assumed to meet it)")
-        return spec.workload.inference.target_tokens_per_s
-    return None
-
-
-def _failures(reliability: Mapping | None, rec) -> tuple[FailureInput, ...]:
-    raw = pick(reliability, "components", "failure_rates", "interruptions_by_component")
-    items: list[tuple[str, Any]] = []
-    if isinstance(raw, Mapping):
-        items = [(str(name), value) for name, value in raw.items()]
-    elif isinstance(raw, list):
-        items = [
-            (str(item.get("component", "")), item) for item in raw if isinstance(item, Mapping)
-        ]
+def _tiers(spec: DesignSpec, storage: SiteStorage, nodes: int) -> tuple[TierInputs, ...]:
+    """The spec's tiers at one site: shared tiers as the storage engine sized them (usable and
+    raw TB after durability); local NVMe is the spec's per-node capacity in every node."""
+    sized = {tier.tier: tier for tier in storage.durability.tiers}
     out = []
-    for name, value in items:
-        per_year = _number(value) if not isinstance(value, Mapping) else None
-        if isinstance(value, Mapping):
-            per_year = _number(
-                pick(value, "failures_per_year", "expected_failures_per_year", "events_per_year")
+    for index, tier in enumerate(spec.storage.tiers):
+        if tier.kind == "local-nvme":
+            per_site = tier.capacity_tb * nodes
+            out.append(
+                TierInputs(index, tier.kind, per_site, per_site, tier.sku, 1.0, storage.site_id)
             )
-            if per_year is None:
-                rate = _number(pick(value, "rate_per_unit_year", "failures_per_unit_year", "afr"))
-                units = _number(pick(value, "units", "count_in_job", "count", "quantity"))
-                per_year = rate * units if rate is not None and units is not None else None
-        if name and per_year is not None and per_year >= 0:
-            out.append(FailureInput(name.replace("_", "-"), per_year, "reliability engine"))
-    if out:
-        rec.engine("failure_rates", "reliability")
+            continue
+        durable = sized[index]
+        overhead = durable.raw_tb / durable.usable_tb if durable.usable_tb else 1.0
+        out.append(
+            TierInputs(
+                index,
+                tier.kind,
+                durable.usable_tb,
+                durable.raw_tb,
+                tier.sku,
+                overhead,
+                storage.site_id,
+            )
+        )
     return tuple(out)
 
 
-def _egress(spec, regions: Mapping | None, rec) -> tuple[float, float]:
-    monthly = _number(
-        pick(
-            regions,
-            "egress_usd_per_month",
-            "egress.usd_per_month",
-            "egress.cost_usd_per_month",
-            "egress.total_usd_per_month",
-            "egress",
+def _site(
+    spec: DesignSpec,
+    facility: SiteFacility,
+    fabric: FabricResult,
+    storage: SiteStorage,
+    prices: tuple,
+) -> SiteInputs:
+    site, power, power_trace, colo, colo_trace = prices
+    scale_out = fabric.site(facility.site_id).scale_out
+    power_block = facility.power
+    return SiteInputs(
+        id=facility.site_id,
+        name=facility.site_name,
+        gpus=facility.gpus,
+        nodes=scale_out.nodes,
+        systems=facility.rack_summary.systems,
+        fabric_tiers=scale_out.tiers,
+        it_power_kw=power_block.it_kw.total,
+        energy_kwh=power_block.annual_mwh * KWH_PER_MWH,
+        it_energy_kwh=power_block.annual_it_mwh * KWH_PER_MWH,
+        pue=power_block.pue,
+        wue_l_per_kwh=facility.cooling.wue_l_per_kwh,
+        wue_source=facility.cooling.wue_source,
+        water_m3_per_year=facility.cooling.water_m3_per_year,
+        power_usd_per_kwh=power,
+        power_trace=power_trace,
+        carbon_g_per_kwh=site.carbon_gco2e_per_kwh,
+        colocation_usd_per_kw_month=colo,
+        colocation_trace=colo_trace,
+        tiers=_tiers(spec, storage, scale_out.nodes),
+    )
+
+
+def _failures(reliability: ReliabilityResult) -> tuple[FailureInput, ...]:
+    """Failure rates of the job's components (the reliability engine's `components` rows)."""
+    return tuple(
+        FailureInput(
+            component=str(row["component"]).replace("_", "-"),
+            failures_per_year=float(row["failures_per_year"]),
+            failures_per_unit_year=row["failures_per_unit_year"],
         )
+        for row in reliability.components
     )
-    if monthly is not None:
-        rec.engine("egress_usd_per_month", "regions")
-        one_time = _number(pick(regions, "egress.dataset_replication_one_time_usd"))
-        return monthly, one_time or 0.0
-    links = {
-        frozenset((link.from_site, link.to_site)): link.egress_usd_per_gb
-        for link in spec.regions.wan_links
-    }
-    default_price = 0.02  # spec default egress_usd_per_gb
-    one_time = 0.0
-    for dataset in spec.regions.datasets:
-        first, *others = dataset.stored_at
-        for site in others:
-            price = links.get(frozenset((first, site)), default_price)
-            one_time += dataset.size_tb * 1000.0 * price
-    rec.derive(
-        "egress_usd_per_month",
-        "no regions result: recurring WAN egress not modelled; one-time dataset replication "
-        "to every extra stored_at site at the link's egress_usd_per_gb",
-    )
-    return 0.0, one_time
+
+
+def _tokens_per_s(spec: DesignSpec, performance: PerformanceResult) -> float | None:
+    """Served tokens/s of an inference fleet (cost per million tokens); None for training."""
+    if spec.workload.kind != "inference":
+        return None
+    return performance.tokens_per_s
 
 
 def resolve_inputs(
-    spec,
+    spec: DesignSpec,
     catalog: Catalog,
     assumptions: Assumptions,
     *,
-    fabric: Mapping | None = None,
-    facility: Mapping | None = None,
-    storage: Mapping | None = None,
-    performance: Mapping | None = None,
-    reliability: Mapping | None = None,
-    regions: Mapping | None = None,
+    fabric: FabricResult,
+    facility: FacilityResult,
+    storage: StorageResult,
+    performance: PerformanceResult,
+    regions: RegionsResult,
+    reliability: ReliabilityResult,
 ) -> CostInputs:
-    rec = _Recorder()
+    derived = _Derived()
     compute = spec.compute
-    gpu = resolve_gpu(compute, catalog)
-    gpu_sku = catalog.gpus.get(compute.gpu_sku) if compute.gpu_sku else None
-    system = _system(spec, catalog)
-    nodes = compute.gpu_count // compute.gpus_per_node
-    systems = math.ceil(compute.gpu_count / system.gpus_per_system) if system else nodes
-
-    bom = _bom_from_fabric(fabric, catalog)
-    if bom is not None:
-        rec.engine("bom", "fabric")
-        tiers_given = _number(pick(fabric, "tiers", "scale_out.tiers", "compute_fabric.tiers"))
-    else:
-        bom, tiers_given = fallback_bom(spec, catalog)
-        rec.derive("bom", "Clos sizing from the switch radix (no fabric result)")
-    if tiers_given is not None and tiers_given >= 1:
-        fabric_tiers = int(min(3, tiers_given))
-    elif nodes <= ONE_TIER_MAX_NODES:
-        fabric_tiers = 1
-    elif nodes <= TWO_TIER_MAX_NODES:
-        fabric_tiers = 2
-    else:
-        fabric_tiers = 3
-
-    it_kw = _number(
-        pick(facility, "it_power_kw", "power.it_kw.total", "power.it_kw", "power.it_power_kw")
+    prices = _site_prices(spec, catalog, assumptions, derived)
+    storage_by_site = {site.site_id: site for site in storage.sites}
+    sites = tuple(
+        _site(spec, site, fabric, storage_by_site[site.site_id], prices[site.site_id])
+        for site in facility.sites
     )
-    if it_kw is not None and it_kw > 0:
-        rec.engine("it_power_kw", "facility")
-    else:
-        compute_kw = _compute_power_kw(gpu, system, spec, assumptions)
-        network_kw = sum((line.unit_power_w or 0.0) * line.quantity for line in bom) / 1000.0
-        it_kw = compute_kw + network_kw
-        how = (
-            f"{systems} x {system.id} power_max_kw"
-            if system is not None and system.power_max_kw
-            else "GPU TDP x server-power-per-gpu-tdp"
-        )
-        rec.derive("it_power_kw", f"{how} + BOM network power (storage power not included)")
-
-    cooling = catalog.cooling.get(spec.facility.cooling)
-    pue = spec.facility.pue
-    if pue is not None:
-        rec.spec("pue", "facility.pue")
-    else:
-        pue = _number(pick(facility, "pue", "power.pue"))
-        if pue is not None and pue >= 1:
-            rec.engine("pue", "facility")
-        elif cooling is not None and cooling.pue_typical is not None:
-            pue = cooling.pue_typical
-            rec.derive("pue", f"catalog cooling '{cooling.id}' pue_typical")
-        else:
-            pue = assumptions.number("pue-default")
-            rec.derive("pue", "assumption pue-default (Uptime 2023 industry average)")
-
-    energy_mwh = _number(
-        pick(facility, "annual_energy_mwh", "power.annual_mwh", "power.annual_energy_mwh")
-    )
-    if energy_mwh is not None and energy_mwh > 0:
-        load_factor = energy_mwh * 1000.0 / (it_kw * pue * HOURS_PER_YEAR)
-        rec.engine("load_factor", "facility (annual_energy_mwh / (IT kW x PUE x 8,760 h))")
-    else:
-        load_factor = assumptions.number("energy-load-factor")
-        rec.sources["load_factor"] = "assumption energy-load-factor"
-
-    wue = spec.facility.wue_l_per_kwh
-    if wue is not None:
-        rec.spec("wue_l_per_kwh", "facility.wue_l_per_kwh")
-    else:
-        wue = _number(
-            pick(facility, "wue_l_per_kwh", "cooling.wue_l_per_kwh", "water.wue_l_per_kwh")
-        )
-        if wue is not None:
-            rec.engine("wue_l_per_kwh", "facility")
-        elif cooling is not None and cooling.wue_l_per_kwh is not None:
-            wue = cooling.wue_l_per_kwh
-            rec.derive("wue_l_per_kwh", f"catalog cooling '{cooling.id}' wue_l_per_kwh")
-        else:
-            wue = assumptions.number("wue-default-l-per-kwh")
-            rec.derive("wue_l_per_kwh", "assumption wue-default-l-per-kwh (industry average)")
-
-    goodput = _number(
-        pick(reliability, "goodput", "goodput_fraction", "effective_training_time_ratio")
-    )
-    if goodput is not None and 0 < goodput <= 1:
-        rec.engine("goodput", "reliability")
-    else:
-        goodput = 1.0
-        rec.derive("goodput", "no reliability result: goodput 1.0 (no time lost to failures)")
-
-    hot_spares = _number(
-        pick(reliability, "hot_spare_nodes", "hot_spares.spare_nodes", "spare_nodes")
-    )
-    if hot_spares is not None:
-        rec.engine("hot_spare_nodes", "reliability")
-
-    egress_monthly, one_time_egress = _egress(spec, regions, rec)
-
+    energy = sum(site.energy_kwh for site in sites)
+    it_energy = sum(site.it_energy_kwh for site in sites)
+    time_to_train = reliability.time_to_train
+    egress: dict[str, Any] = regions.egress
     return CostInputs(
         spec=spec,
-        gpu=gpu,
-        gpu_sku=gpu_sku,
-        system=system,
+        gpu=resolve_gpu(compute, catalog),
+        gpu_sku=catalog.gpus.get(compute.gpu_sku) if compute.gpu_sku else None,
+        system=_system(spec, catalog),
         gpu_count=compute.gpu_count,
-        nodes=nodes,
-        systems=systems,
-        it_power_kw=it_kw,
-        pue=pue,
-        load_factor=load_factor,
-        wue_l_per_kwh=wue,
-        sites=_sites(spec, catalog, assumptions),
-        bom=tuple(bom),
-        fabric_tiers=fabric_tiers,
-        tiers=_tiers(spec, storage, nodes, rec),
-        time_to_train_days=_time_to_train_days(spec, gpu, performance, assumptions, rec),
-        tokens_per_s=_tokens_per_s(spec, performance, rec),
-        goodput=goodput,
-        failures=_failures(reliability, rec),
-        egress_usd_per_month=egress_monthly,
-        one_time_egress_usd=one_time_egress,
-        hot_spare_nodes=hot_spares,
-        derived=tuple(rec.derived),
-        sources=dict(rec.sources),
+        nodes=fabric.totals.nodes,
+        systems=facility.totals.systems,
+        it_power_kw=facility.totals.it_kw,
+        # Cluster PUE on energy: sum of facility energy / sum of IT energy over the sites.
+        pue=energy / it_energy if it_energy else 1.0,
+        water_m3_per_year=facility.totals.water_m3_per_year,
+        sites=sites,
+        bom=_bom(fabric, catalog),
+        time_to_train_days=time_to_train.with_failures_days if time_to_train else None,
+        failure_free_days=time_to_train.failure_free_days if time_to_train else None,
+        tokens_per_s=_tokens_per_s(spec, performance),
+        goodput=reliability.goodput,
+        failures=_failures(reliability),
+        egress_usd_per_month=float(egress["total_usd_per_month"]),
+        one_time_egress_usd=float(egress["dataset_replication_one_time_usd"]),
+        hot_spare_nodes=reliability.hot_spare_nodes,
+        derived=tuple(derived.items),
+        sources=dict(SOURCES),
     )

@@ -1,9 +1,11 @@
-"""Opex lines, USD per year (one-time items flagged): energy, colocation, staff, maintenance,
-licences, WAN/egress, replacement of failed parts. Storage services come from capex.storage_lines.
+"""Opex lines, USD per year (one-time items flagged), per site where the cost belongs to a
+site: energy, colocation, staff, maintenance, licences; cluster-wide: WAN egress (regions
+engine). Storage services come from capex.storage_lines; replacement of failed parts follows
+the line it replaces.
 
-Energy is utilisation-independent: average IT draw = provisioned IT kW x load factor (Epoch:
-75% of server TDP) every hour of the year, busy or idle, times PUE and the site's $/kWh.
-Colocation bills the contracted (provisioned) IT kW per month; its energy is billed separately.
+Energy: each site's facility energy (facility engine: IT energy on its load profile x the
+site's PUE) x that site's $/kWh. Colocation bills the site's contracted (provisioned) IT kW
+per month; its energy is billed separately.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from models_engine.catalog import Catalog
 
 from .assumptions import Assumptions
-from .inputs import HOURS_PER_YEAR, CostInputs
+from .capex import _by_site
+from .inputs import HOURS_PER_YEAR, CostInputs, SiteInputs
 from .trace import (
     UNPRICED,
     CostLine,
@@ -28,6 +31,7 @@ COVERED_BY_MAINTENANCE = {
     "gpu",
     "hbm",
     "node",
+    "host",
     "host-dram",
     "nic",
     "switch",
@@ -37,17 +41,20 @@ COVERED_BY_MAINTENANCE = {
     "ssd",
     "software",
 }
-OPTICS_RATE_ID = "optics-transceiver"
 HDD_RATE_ID = "hdd-backblaze-2024"
+
+
+def site_pue(inputs: CostInputs, site: SiteInputs, cluster_pue: float) -> float:
+    """The site's PUE moved by the sensitivity lever (the cluster PUE, scaled at every site
+    by the same ratio), never below 1.0 (a physical bound)."""
+    return max(1.0, site.pue * cluster_pue / inputs.pue)
 
 
 def energy_lines(inputs: CostInputs, *, power_scale: float, pue: float) -> list[CostLine]:
     out = []
     for site in inputs.sites:
-        it_kw = inputs.it_power_kw * site.gpu_share
-        if it_kw <= 0:
-            continue
-        kwh = it_kw * inputs.load_factor * pue * HOURS_PER_YEAR
+        effective_pue = site_pue(inputs, site, pue)
+        kwh = site.energy_kwh * (effective_pue / site.pue)
         price = site.power_usd_per_kwh * power_scale
         out.append(
             CostLine(
@@ -60,12 +67,12 @@ def energy_lines(inputs: CostInputs, *, power_scale: float, pue: float) -> list[
                 total_usd=kwh * price,
                 trace=site.power_trace,
                 site=site.id,
-                note="IT kW x load factor x PUE x 8,760 h x $/kWh",
+                note="facility energy of the site (facility engine) x the site's $/kWh",
                 extra={
-                    "it_power_kw": it_kw,
-                    "load_factor": inputs.load_factor,
-                    "pue": pue,
-                    "facility_average_kw": it_kw * inputs.load_factor * pue,
+                    "it_power_kw": site.it_power_kw,
+                    "it_energy_kwh": site.it_energy_kwh,
+                    "pue": effective_pue,
+                    "facility_average_kw": kwh / HOURS_PER_YEAR,
                 },
             )
         )
@@ -75,19 +82,16 @@ def energy_lines(inputs: CostInputs, *, power_scale: float, pue: float) -> list[
 def colocation_lines(inputs: CostInputs) -> list[CostLine]:
     out = []
     for site in inputs.sites:
-        it_kw = inputs.it_power_kw * site.gpu_share
-        if it_kw <= 0:
-            continue
         yearly = site.colocation_usd_per_kw_month * 12.0
         out.append(
             CostLine(
                 part="colocation",
                 item=f"colocation fee, site {site.id}",
                 catalog_id=None,
-                quantity=it_kw,
+                quantity=site.it_power_kw,
                 unit="kW IT contracted (per year)",
                 unit_price_usd=yearly,
-                total_usd=yearly * it_kw,
+                total_usd=yearly * site.it_power_kw,
                 trace=site.colocation_trace,
                 site=site.id,
                 note="$/kW-month x 12 on the provisioned IT load; energy billed separately",
@@ -107,88 +111,114 @@ def staff_price(
 
 
 def staff_lines(inputs: CostInputs, assumptions: Assumptions, owned_model: str) -> list[CostLine]:
-    """Cluster operations per 1,000 GPUs (every owned build) and a 24x7 facility team per
-    on-prem site (a colocation provider's staff is in its fee)."""
+    """Cluster operations per 1,000 GPUs at each site (every owned build) and a 24x7 facility
+    team per on-prem site (a colocation provider's staff is in its fee)."""
     price, price_trace = staff_price(inputs, assumptions, "staff-usd-per-fte-year")
-    cluster_fte = inputs.gpu_count / 1000.0 * assumptions.number("cluster-ops-fte-per-1000-gpus")
-    lines = [
-        CostLine(
-            part="staff",
-            item="cluster operations (SRE, network, automation, remote hands)",
-            catalog_id=None,
-            quantity=cluster_fte,
-            unit="FTE",
-            unit_price_usd=price,
-            total_usd=cluster_fte * price,
-            trace=derived(
-                assumption_trace(assumptions, "cluster-ops-fte-per-1000-gpus"), price_trace
-            ),
-        )
-    ]
-    if owned_model == "on-prem":
-        price, price_trace = staff_price(inputs, assumptions, "facility-staff-usd-per-fte-year")
-        sites = sum(1 for site in inputs.sites if site.gpu_share > 0)
-        facility_fte = sites * assumptions.number("facility-ops-fte-per-site")
+    per_1000 = assumptions.number("cluster-ops-fte-per-1000-gpus")
+    ops_trace = derived(assumption_trace(assumptions, "cluster-ops-fte-per-1000-gpus"), price_trace)
+    lines = []
+    for site in inputs.sites:
+        fte = site.gpus / 1000.0 * per_1000
         lines.append(
             CostLine(
                 part="staff",
-                item=f"facility operations, 24x7 ({sites} site(s))",
+                item=f"cluster operations (SRE, network, automation, remote hands), site {site.id}",
                 catalog_id=None,
-                quantity=facility_fte,
+                quantity=fte,
                 unit="FTE",
                 unit_price_usd=price,
-                total_usd=facility_fte * price,
-                trace=derived(
-                    assumption_trace(assumptions, "facility-ops-fte-per-site"), price_trace
-                ),
+                total_usd=fte * price,
+                trace=ops_trace,
+                site=site.id,
             )
         )
+    if owned_model == "on-prem":
+        price, price_trace = staff_price(inputs, assumptions, "facility-staff-usd-per-fte-year")
+        fte = assumptions.number("facility-ops-fte-per-site")
+        trace = derived(assumption_trace(assumptions, "facility-ops-fte-per-site"), price_trace)
+        for site in inputs.sites:
+            lines.append(
+                CostLine(
+                    part="staff",
+                    item=f"facility operations, 24x7, site {site.id}",
+                    catalog_id=None,
+                    quantity=fte,
+                    unit="FTE",
+                    unit_price_usd=price,
+                    total_usd=fte * price,
+                    trace=trace,
+                    site=site.id,
+                )
+            )
     return lines
 
 
-def maintenance_line(assumptions: Assumptions, hardware: list[CostLine]) -> CostLine:
+def maintenance_lines(
+    inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
+) -> list[CostLine]:
+    """Maintenance and support of each site's priced hardware (and the cluster's spares)."""
     fraction = assumptions.number("maintenance-fraction-of-hardware-capex")
-    base = total(hardware)
-    return CostLine(
-        part="maintenance",
-        item="hardware maintenance and support contracts",
-        catalog_id=None,
-        quantity=base,
-        unit="USD of priced hardware capex",
-        unit_price_usd=fraction,
-        total_usd=fraction * base,
-        trace=assumption_trace(assumptions, "maintenance-fraction-of-hardware-capex"),
-        note="includes RMA replacement of failed systems, switches and NICs",
-    )
+    trace = assumption_trace(assumptions, "maintenance-fraction-of-hardware-capex")
+    out = []
+    for site_id, lines in _by_site(hardware, [site.id for site in inputs.sites]).items():
+        if not lines:
+            continue
+        base = total(lines)
+        out.append(
+            CostLine(
+                part="maintenance",
+                item="hardware maintenance and support contracts"
+                + (f", site {site_id}" if site_id is not None else ", hot spares"),
+                catalog_id=None,
+                quantity=base,
+                unit="USD of priced hardware capex",
+                unit_price_usd=fraction,
+                total_usd=fraction * base,
+                trace=trace,
+                site=site_id,
+                note="includes RMA replacement of failed systems, switches and NICs",
+            )
+        )
+    return out
 
 
-def licence_line(inputs: CostInputs, assumptions: Assumptions) -> CostLine:
+def licence_lines(inputs: CostInputs, assumptions: Assumptions) -> list[CostLine]:
     price = assumptions.number("software-licence-usd-per-gpu-year")
-    return CostLine(
-        part="licences",
-        item="GPU software licence",
-        catalog_id=None,
-        quantity=inputs.gpu_count,
-        unit="GPUs",
-        unit_price_usd=price,
-        total_usd=price * inputs.gpu_count,
-        trace=assumption_trace(assumptions, "software-licence-usd-per-gpu-year"),
-    )
+    trace = assumption_trace(assumptions, "software-licence-usd-per-gpu-year")
+    return [
+        CostLine(
+            part="licences",
+            item=f"GPU software licence, site {site.id}",
+            catalog_id=None,
+            quantity=site.gpus,
+            unit="GPUs",
+            unit_price_usd=price,
+            total_usd=price * site.gpus,
+            trace=trace,
+            site=site.id,
+        )
+        for site in inputs.sites
+    ]
 
 
 def egress_lines(inputs: CostInputs) -> list[CostLine]:
+    """WAN egress the regions engine prices (cluster-wide: it crosses between sites)."""
     lines = []
-    if inputs.sources.get("egress_usd_per_month") == "regions engine":
+    if inputs.egress_usd_per_month > 0:
         lines.append(
             CostLine(
                 part="wan_egress",
-                item="WAN egress (gradients, checkpoints, dataset replication)",
+                item="WAN egress (gradients, checkpoints, dataset streaming)",
                 catalog_id=None,
                 quantity=12.0,
                 unit="months",
                 unit_price_usd=inputs.egress_usd_per_month,
                 total_usd=inputs.egress_usd_per_month * 12.0,
-                trace=Trace("engine", "regions.egress", "regions engine egress cost per month"),
+                trace=Trace(
+                    "engine",
+                    "regions.egress.total_usd_per_month",
+                    "regions engine egress cost per month",
+                ),
             )
         )
     if inputs.one_time_egress_usd > 0:
@@ -202,9 +232,9 @@ def egress_lines(inputs: CostInputs) -> list[CostLine]:
                 unit_price_usd=inputs.one_time_egress_usd,
                 total_usd=inputs.one_time_egress_usd,
                 trace=Trace(
-                    "design",
-                    "regions.wan_links.*.egress_usd_per_gb",
-                    "egress price per GB given in the design",
+                    "engine",
+                    "regions.egress.dataset_replication_one_time_usd",
+                    "regions engine one-time dataset replication cost",
                 ),
                 one_time=True,
             )
@@ -226,20 +256,20 @@ def _rate_trace(catalog: Catalog, rate_id: str) -> tuple[float, Trace]:
 def replacement_lines(
     inputs: CostInputs, catalog: Catalog, network: list[CostLine], storage: list[CostLine]
 ) -> tuple[list[CostLine], list[dict]]:
-    """Parts bought to replace failures that no support contract covers: optics / cables and
-    storage drives. Other components are listed as covered by maintenance."""
+    """Parts bought to replace failures that no support contract covers: transceivers (at the
+    reliability engine's optics rate per unit-year) and storage drives. Other components are
+    listed as covered by maintenance."""
     lines: list[CostLine] = []
     engine = {failure.component: failure for failure in inputs.failures}
-    optics = [line for line in network if line.extra.get("bom_category") == "optics"]
-    optics_units = sum(line.quantity or 0.0 for line in optics)
-    for line in optics:
-        if engine.get("optics") is not None and optics_units:
-            per_unit = engine["optics"].failures_per_year / optics_units
-            rate_trace = Trace("engine", "reliability.components.optics", "reliability engine rate")
-        elif OPTICS_RATE_ID in catalog.failure_rates:
-            per_unit, rate_trace = _rate_trace(catalog, OPTICS_RATE_ID)
-        else:
-            continue
+    optics_rate = engine.get("optics")
+    optics = [line for line in network if line.extra.get("fabric_category") == "transceiver"]
+    rate_trace = Trace(
+        "engine",
+        "reliability.components.optics.failures_per_unit_year",
+        "reliability engine rate",
+    )
+    per_unit = optics_rate.failures_per_unit_year if optics_rate is not None else None
+    for line in optics if per_unit is not None else []:
         failures = (line.quantity or 0.0) * per_unit
         unit_price = line.unit_price_usd
         lines.append(
@@ -252,6 +282,7 @@ def replacement_lines(
                 unit_price_usd=unit_price,
                 total_usd=None if unit_price is None else failures * unit_price,
                 trace=UNPRICED if unit_price is None else derived(rate_trace, line.trace),
+                site=line.site,
                 note=f"{per_unit:.4g} failures per unit-year ({rate_trace.price_source})",
             )
         )
@@ -271,6 +302,7 @@ def replacement_lines(
                     unit_price_usd=line.unit_price_usd,
                     total_usd=line.total_usd * afr,
                     trace=derived(rate_trace, catalog_trace("storage", sku)),
+                    site=line.site,
                     note="annual failure rate x raw TB x $/TB (drive size cancels)",
                 )
             )

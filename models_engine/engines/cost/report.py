@@ -7,7 +7,7 @@ import numpy as np
 
 from .cashflow import Schedule, breakeven_month, year_of_month
 from .scenario import Scenario
-from .trace import CostLine
+from .trace import CostLine, total
 
 CAPEX_PARTS = (
     "compute",
@@ -137,3 +137,49 @@ def tco_over_time(scenario: Scenario, headline_term: str | None) -> dict:
         "basis": "nominal cumulative cash; owned includes the residual book value credited in "
         "the last month",
     }
+
+
+CLUSTER_WIDE = "cluster"
+
+
+def site_breakdown(scenario: Scenario, inputs, carbon: dict) -> list[dict]:
+    """The owned build's capex and opex per site (every line carries its site); lines that
+    belong to no single site (hot spares for the job, WAN egress) form one cluster-wide entry,
+    so the entries add up to the totals exactly."""
+    order = [site.id for site in inputs.sites]
+    for line in (*scenario.owned_capex, *scenario.owned_opex):
+        if line.site not in order and line.site is not None:
+            order.append(line.site)
+    if any(line.site is None for line in (*scenario.owned_capex, *scenario.owned_opex)):
+        order.append(None)
+    carbon_by_site = {item["site"]: item for item in carbon["per_site"]}
+    spec_sites = {site.id: site for site in inputs.spec.regions.sites}
+    out = []
+    for site_id in order:
+        capex = [line for line in scenario.owned_capex if line.site == site_id]
+        opex = [line for line in scenario.owned_opex if line.site == site_id]
+        site = inputs.site(site_id)
+        energy = carbon_by_site.get(site_id)
+        if site_id is None:
+            name = "cluster-wide (hot spares for the job, WAN egress)"
+        else:
+            name = spec_sites[site_id].name if site_id in spec_sites else site_id
+        out.append(
+            {
+                "site_id": site_id,
+                "site_name": name,
+                "gpus": site.gpus if site is not None else 0,
+                "capex_usd": total(capex),
+                "capex_by_part_usd": by_part(capex, CAPEX_PARTS),
+                "opex_usd_per_year": total([line for line in opex if not line.one_time]),
+                "opex_by_part_usd_per_year": by_part(opex, OPEX_PARTS),
+                "one_time_opex_usd": total([line for line in opex if line.one_time]),
+                "power_usd_per_kwh": site.power_usd_per_kwh if site is not None else None,
+                "facility_energy_mwh_per_year": (
+                    energy["facility_energy_mwh_per_year"] if energy else 0.0
+                ),
+                "carbon_tco2e_per_year": energy["tco2e_per_year"] if energy else 0.0,
+                "unpriced_count": sum(1 for line in (*capex, *opex) if not line.priced),
+            }
+        )
+    return out

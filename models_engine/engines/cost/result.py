@@ -1,6 +1,7 @@
 """Typed result of the cost engine: it prices the bills of materials the other engines own
-(fabric, facility, storage, WAN) and their power, and reads time to train, goodput and
-egress from their typed results."""
+(fabric incl. the WAN / DCI equipment, facility, storage) and each site's energy, and reads
+time to train with failures, goodput, hot spares and egress from their typed results.
+Every priced line carries its site; `by_site` adds them up per site."""
 
 from __future__ import annotations
 
@@ -28,16 +29,51 @@ class CostSummary(ResultPart):
     warnings: list[str]
 
 
+class SiteCost(ResultPart):
+    """The owned build's cost at one site; `site_id` None holds the lines that belong to no
+    single site (the job's hot spares, WAN egress). The entries add up to the totals."""
+
+    site_id: str | None
+    site_name: str
+    gpus: int
+    capex_usd: float
+    capex_by_part_usd: dict[str, float]
+    opex_usd_per_year: float
+    opex_by_part_usd_per_year: dict[str, float]
+    one_time_opex_usd: float
+    power_usd_per_kwh: float | None
+    facility_energy_mwh_per_year: float
+    carbon_tco2e_per_year: float
+    unpriced_count: int
+
+
+class TrainingRun(ResultPart):
+    """One training run, priced over the reliability engine's time to train with failures."""
+
+    time_to_train_days: float
+    time_to_train_source: str
+    failure_free_days: float
+    goodput: float
+    wall_clock_days: float
+    gpu_hours: float
+    cost_per_utilised_gpu_hour_usd: float
+    cost_usd: float
+    cost_basis: str
+    cloud_cost_usd_by_term: dict[str, float | None]
+    cloud_basis: str
+
+
 class CostResult(EngineResult):
     summary: CostSummary
     unpriced_items: list[JsonDict]
     capex: JsonDict
     opex: JsonDict
+    by_site: list[SiteCost]
     cloud_rental: JsonDict | None
     depreciation: JsonDict
     tco: JsonDict
     unit_costs: JsonDict
-    training_run: JsonDict | None
+    training_run: TrainingRun | None
     inference: JsonDict | None
     cloud_comparison: JsonDict
     carbon: JsonDict

@@ -64,6 +64,7 @@ class Scenario:
     cloud: dict[str, Schedule]
     design_term: str | None
     delivered_gpu_hours_npv: float
+    utilised_gpu_hours_npv: float
     all_gpu_hours_npv: float
     delivered_gpu_hours_per_year: float
 
@@ -87,6 +88,11 @@ class Scenario:
     def cost_per_delivered_gpu_hour_usd(self) -> float:
         return self.tco_npv_usd / self.delivered_gpu_hours_npv
 
+    @property
+    def cost_per_utilised_gpu_hour_usd(self) -> float:
+        """NPV of cost / NPV of the GPU-hours jobs occupy (utilisation, failures included)."""
+        return self.tco_npv_usd / self.utilised_gpu_hours_npv
+
 
 def _scale_cloud(price: CloudTermPrice, factor: float) -> CloudTermPrice:
     if price.usd_per_gpu_hour is None or factor == 1.0:
@@ -106,23 +112,24 @@ def run_scenario(
     network = capex_mod.bom_lines(inputs, catalog, assumptions)
     storage, services = capex_mod.storage_lines(inputs, catalog, assumptions)
     hardware = compute + network + storage
-    extras = capex_mod.installation_and_spares(inputs, assumptions, hardware)
+    installation = capex_mod.installation_lines(inputs, assumptions, hardware)
+    spares = [capex_mod.spares_line(inputs, hardware)]
     facility = (
         capex_mod.facility_lines(inputs, catalog, assumptions) if owned_model == "on-prem" else []
     )
-    owned_capex = hardware + facility + extras
+    owned_capex = hardware + facility + installation + spares
 
     energy = opex_mod.energy_lines(inputs, power_scale=levers.power_price_scale, pue=levers.pue)
     colocation = opex_mod.colocation_lines(inputs) if owned_model == "colocation" else []
     maintained = [line for line in owned_capex if line.part in HARDWARE_PARTS]
     replacement, covered = opex_mod.replacement_lines(inputs, catalog, network, storage)
-    licences = [opex_mod.licence_line(inputs, assumptions)]
+    licences = opex_mod.licence_lines(inputs, assumptions)
     egress = opex_mod.egress_lines(inputs)
     owned_opex = (
         energy
         + colocation
         + opex_mod.staff_lines(inputs, assumptions, owned_model)
-        + [opex_mod.maintenance_line(assumptions, maintained)]
+        + opex_mod.maintenance_lines(inputs, assumptions, maintained)
         + licences
         + egress
         + services
@@ -159,8 +166,9 @@ def run_scenario(
         design_term = design_cloud_term(inputs, prices)
 
     months = owned.months
-    delivered_per_month = inputs.gpu_count * HOURS_PER_MONTH * levers.utilisation * inputs.goodput
     all_per_month = inputs.gpu_count * HOURS_PER_MONTH
+    utilised_per_month = all_per_month * levers.utilisation
+    delivered_per_month = utilised_per_month * inputs.goodput
     return Scenario(
         levers=levers,
         owned_model=owned_model,
@@ -175,6 +183,7 @@ def run_scenario(
         delivered_gpu_hours_npv=npv_of_monthly(
             delivered_per_month, months, economics.discount_rate
         ),
+        utilised_gpu_hours_npv=npv_of_monthly(utilised_per_month, months, economics.discount_rate),
         all_gpu_hours_npv=npv_of_monthly(all_per_month, months, economics.discount_rate),
         delivered_gpu_hours_per_year=delivered_per_month * 12.0,
     )
