@@ -203,10 +203,9 @@ def site_diagram_figure(site: SiteFabric, prefix: str = "") -> go.Figure | None:
     )
     technology = scale_out.technology
     topology = scale_out.topology.removesuffix("-3tier").removesuffix("-2tier")
-    main = (
-        f"{prefix}Scale-out fabric: {_n(scale_out.tiers)}-tier {topology}, "
-        f"{_n(scale_out.gpus)} GPUs"
-    )
+    # A site's name replaces "Scale-out fabric" so the title fits a half-width chart.
+    main = f"{prefix or 'Scale-out fabric: '}{_n(scale_out.tiers)}-tier {topology}, "
+    main += f"{_n(scale_out.gpus)} GPUs"
     detail = (
         f"{TECHNOLOGY_LABELS.get(technology, technology)} · {_n(scale_out.switches.total)} "
         f"switches ({scale_out.switch_sku}) · hover a box for its tier"

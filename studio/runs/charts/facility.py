@@ -161,6 +161,8 @@ def it_power_figure(results: TypedResults) -> go.Figure | None:
         barmode="group",
         uniformtext={"minsize": 10, "mode": "hide"},
     )
+    if multi:
+        figure.update_layout(legend={"orientation": "h", "y": -0.35})
     return figure
 
 
