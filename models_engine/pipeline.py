@@ -201,8 +201,23 @@ def run_engines(
     *,
     on_progress: ProgressCallback | None = None,
     accepted_risks: list[dict] | None = None,
+    only: tuple[str, ...] | None = None,
 ) -> dict[str, EngineResult]:
-    """Every engine's typed result, keyed by engine name."""
+    """Every engine's typed result, keyed by engine name.
+
+    `only` runs just the named steps (in the graph's order), e.g. the quick look's
+    ("fabric", "performance", "storage", "facility"); every step it names must have what it
+    consumes among them (ValueError otherwise), so a partial run is the full run's prefix.
+    """
+    steps = STEPS if only is None else tuple(step for step in STEPS if step.name in only)
+    if only is not None:
+        unknown = set(only) - set(ENGINE_ORDER)
+        missing = {need for step in steps for need in step.consumes} - set(only)
+        if unknown or missing:
+            raise ValueError(
+                f"run_engines(only=...): unknown steps {sorted(unknown)}, "
+                f"missing inputs {sorted(missing)}"
+            )
     ctx = EvaluationContext(
         spec=spec,
         catalog=catalog,
@@ -211,7 +226,7 @@ def run_engines(
         accepted_risks=list(accepted_risks or []),
     )
     completed: list[str] = []
-    for step in STEPS:
+    for step in steps:
         if on_progress:
             on_progress(step.name, list(completed))
         inputs = {name: ctx.results[name] for name in step.consumes}

@@ -4,15 +4,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from models_engine.price_overrides import apply_catalog_prices
-from models_engine.spec import (
-    SpecValidationError,
-    design_to_dict,
-    parse_design,
-    reference_errors,
-    spec_hash,
-)
-from studio.catalog.selectors import team_catalog
+from models_engine.spec import SpecValidationError, design_to_dict, spec_hash
+from models_engine.validate import validate_design
+from studio.catalog.selectors import team_catalog_entries
 from studio.core.audit import audit_record
 from studio.designs.models import AcceptedRisk, Design, DesignDraft, DesignRevision, Project
 
@@ -26,18 +20,14 @@ class DesignSpecInvalid(ValidationError):
 
 
 def validated_spec(spec: dict, *, team_id: int) -> tuple[dict, str]:
-    """Normalise a spec through the engine's schema and check its catalog ids against the
-    team's catalog; the stored form is the canonical one."""
+    """Normalise a spec through the engine's one validation entry point (schema, price
+    overrides, catalog references against the team's catalog); the stored form is the
+    canonical one."""
     try:
-        parsed = parse_design(spec)
+        design = validate_design(spec, team_catalog_entries(team_id))
     except SpecValidationError as exc:
         raise DesignSpecInvalid(exc.errors) from exc
-    catalog = team_catalog(team_id)
-    _, price_errors = apply_catalog_prices(catalog, parsed.economics.price_overrides.catalog_prices)
-    unknown = reference_errors(parsed, catalog) + price_errors
-    if unknown:
-        raise DesignSpecInvalid(unknown)
-    return design_to_dict(parsed), spec_hash(parsed)
+    return design_to_dict(design.spec), spec_hash(design.spec)
 
 
 @transaction.atomic

@@ -28,6 +28,7 @@ from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.reports.comparison import comparison_columns
 from studio.runs.headline import headline_cards
 from studio.runs.models import RunStatus
+from studio.runs.selectors import results_outdated, typed_results
 
 
 @login_required
@@ -186,7 +187,8 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         context["runs"] = runs[:10]
         latest_done = runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
         context["latest_done"] = latest_done
-        context["headline_cards"] = headline_cards(latest_done.results if latest_done else None)
+        context["headline_cards"] = headline_cards(typed_results(latest_done))
+        context["latest_outdated"] = results_outdated(latest_done)
         context["can_edit"] = user_has_role(
             self.request.user, self.object.project.team_id, Role.EDITOR
         )

@@ -5,6 +5,7 @@ import json
 import plotly.graph_objects as go
 
 from studio.runs.charts.common import FONT
+from studio.runs.selectors import typed_results
 
 PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
 
@@ -24,7 +25,7 @@ def metric_bars(rows: list[dict], names: list[str]) -> list[dict]:
     for row in rows:
         metric = row["metric"]
         values = [cell["value"] for cell in row["cells"]]
-        if sum(v is not None for v in values) < 1:
+        if sum(v is not None for v in values) < 1 or metric.better == "neutral":
             continue
         figure = go.Figure(
             go.Bar(
@@ -51,6 +52,8 @@ def radar(rows: list[dict], names: list[str]) -> dict | None:
     axes, series = [], [[] for _ in names]
     for row in rows:
         values = [c["value"] for c in row["cells"]]
+        if row["metric"].better == "neutral":
+            continue
         if any(not isinstance(v, int | float) or v <= 0 for v in values):
             continue
         best = min(values) if row["metric"].better == "lower" else max(values)
@@ -111,13 +114,15 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
     figure = go.Figure()
     drawn = 0
     for i, column in enumerate(columns):
-        points = (column.run.results.get("scaling", {}).get("points") or []) if column.run else []
+        typed = typed_results(column.run)
+        points = typed.scaling.points if typed and typed.scaling else []
+        points = [p for p in points if p.time_to_train_days is not None]
         if len(points) < 2:
             continue
         drawn += 1
         figure.add_scatter(
-            x=[p["gpu_count"] for p in points],
-            y=[p["time_to_train_days"] for p in points],
+            x=[p.gpu_count for p in points],
+            y=[p.time_to_train_days for p in points],
             mode="lines+markers",
             name=names[i],
             line_color=PALETTE[i],

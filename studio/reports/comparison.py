@@ -28,7 +28,7 @@ def comparison_columns(designs) -> list[Column]:
 
 def _best_index(metric: Metric, values: list) -> int | None:
     numbers = [(v, i) for i, v in enumerate(values) if isinstance(v, int | float)]
-    if len(numbers) < 2:
+    if len(numbers) < 2 or metric.better == "neutral":
         return None
     pick = min if metric.better == "lower" else max
     return pick(numbers)[1]

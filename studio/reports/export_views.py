@@ -14,7 +14,7 @@ from studio.reports.comparison import comparison_columns
 from studio.reports.renderers import CONTENT_TYPES, render
 from studio.reports.tables import RUN_TABLES, project_designs_table, run_table
 from studio.runs.models import EngineRun
-from studio.runs.selectors import runs_visible_to
+from studio.runs.selectors import runs_visible_to, typed_results
 
 
 def _caller(request):
@@ -78,7 +78,7 @@ def run_table_export(request, pk: str, table: str, fmt: str):
         run = EngineRun.objects.filter(pk=pk, revision__design__project=feed.project_id).first()
     else:
         run = None
-    rows = run_table(run.results if run else None, table)
+    rows = run_table(typed_results(run), table)
     if run is None or rows is None:
         raise Http404("No such run or table")
     project = run.revision.design.project

@@ -3,13 +3,15 @@ label, unit, where the engine puts it, and which direction is better."""
 
 from dataclasses import dataclass
 
+from studio.runs.selectors import TypedResults, typed_results
+
 
 @dataclass(frozen=True)
 class Metric:
     key: str
     label: str
     unit: str
-    better: str  # "lower" | "higher"
+    better: str  # "lower" | "higher" | "neutral" (no direction: no best, no improvement)
 
 
 # Order is the order of the comparison table. Keys are those of results["headline"].
@@ -24,6 +26,7 @@ HEADLINE_METRICS = [
     Metric("it_power_kw", "IT power", "kW", "lower"),
     Metric("facility_power_kw", "Facility power", "kW", "lower"),
     Metric("racks", "Racks", "count", "lower"),
+    Metric("sites", "Sites", "count", "neutral"),
     Metric("capex_usd", "Capex", "USD", "lower"),
     Metric("tco_usd", "TCO (NPV)", "USD", "lower"),
     Metric("usd_per_gpu_hour", "Cost per delivered GPU-hour", "USD/GPU-h", "lower"),
@@ -35,9 +38,9 @@ HEADLINE_METRICS = [
 
 
 def headline_of(run) -> dict:
-    if run is None or not run.results:
-        return {}
-    return run.results.get("headline", {})
+    """The run's headline figures; empty for no run or results of an older engine version."""
+    typed = typed_results(run)
+    return typed.headline if typed else {}
 
 
 def headline_changes(before: dict, after: dict) -> list[dict]:
@@ -51,7 +54,7 @@ def headline_changes(before: dict, after: dict) -> list[dict]:
         )
         relative = delta / old if delta is not None and old else None
         improved = None
-        if delta:
+        if delta and metric.better != "neutral":
             improved = (delta < 0) if metric.better == "lower" else (delta > 0)
         rows.append(
             {
@@ -80,13 +83,13 @@ def _format(value, unit: str) -> str:
     return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
 
 
-def headline_cards(results: dict | None) -> list[dict]:
-    headline = (results or {}).get("headline", {})
+def headline_cards(results: TypedResults | None) -> list[dict]:
+    headline = results.headline if results else {}
     cards = []
     for metric in HEADLINE_METRICS:
         value = headline.get(metric.key)
-        if value is None:
-            continue
+        if value is None or (metric.key == "sites" and value == 1):
+            continue  # a single site is the ordinary case: no card for it
         unit = "" if metric.unit == "fraction" else metric.unit
         if metric.unit == "USD" and abs(value) >= 1e6:
             unit = "million USD"
@@ -98,9 +101,9 @@ STATUS_ORDER = {"FAIL": 0, "ACCEPTED_RISK": 1, "MANUAL": 2, "PASS": 3, "NOT_APPL
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
 
-def checks_for_review(results: dict | None) -> list[dict]:
+def checks_for_review(results: TypedResults | None) -> list[dict]:
     """Security checks in the order a reviewer reads them: failures first, worst first."""
-    checks = (results or {}).get("security", {}).get("checks", [])
+    checks = results.security.checks if results and results.security else []
     return sorted(
         checks,
         key=lambda c: (

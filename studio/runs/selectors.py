@@ -1,7 +1,20 @@
 """Reads of engine runs, scoped to the user's teams."""
 
-from django.db.models import QuerySet
+from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
+from pydantic import ValidationError
+
+from models_engine.engines.cost.result import CostResult
+from models_engine.engines.fabric.result import FabricResult
+from models_engine.engines.facility.result import FacilityResult
+from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.reliability.result import ReliabilityResult
+from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
+from models_engine.engines.security.result import SecurityResult
+from models_engine.engines.storage.result import StorageResult
+from models_engine.engines.sweep.result import ScalingResult
 from studio.runs.models import EngineRun
 
 
@@ -11,3 +24,83 @@ def runs_visible_to(user) -> QuerySet[EngineRun]:
     return EngineRun.objects.filter(
         revision__design__project__team__memberships__user=user
     ).select_related("revision", "revision__design", "revision__design__project")
+
+
+@dataclass(frozen=True)
+class TypedResults:
+    """A run's stored results read back through the engines' own result classes.
+
+    An engine that did not report is None (a section without its engine is not drawn)."""
+
+    performance: PerformanceResult | None = None
+    fabric: FabricResult | None = None
+    storage: StorageResult | None = None
+    facility: FacilityResult | None = None
+    regions: RegionsResult | None = None
+    reliability: ReliabilityResult | None = None
+    cost: CostResult | None = None
+    scaling: ScalingResult | None = None
+    security: SecurityResult | None = None
+    headline: dict = field(default_factory=dict)
+    engine_version: str = ""
+
+    @property
+    def multi_site(self) -> bool:
+        return self.fabric is not None and len(self.fabric.sites) > 1
+
+
+RESULT_CLASSES: dict[str, type[EngineResult]] = {
+    "performance": PerformanceResult,
+    "fabric": FabricResult,
+    "storage": StorageResult,
+    "facility": FacilityResult,
+    "regions": RegionsResult,
+    "reliability": ReliabilityResult,
+    "cost": CostResult,
+    "scaling": ScalingResult,
+    "security": SecurityResult,
+}
+
+
+def results_are_current(results: dict | None) -> bool:
+    """Stored results of the current result schema (older ones must be re-run, not read)."""
+    version = (results or {}).get("result_schema_version")
+    return isinstance(version, int) and version >= RESULT_SCHEMA_VERSION
+
+
+def parse_results(results: dict | None) -> TypedResults | None:
+    """The stored JSON as typed results; None when there are none or they are of an older
+    engine version (no `result_schema_version`, an older one, or a shape that no longer
+    validates)."""
+    if not results or not results_are_current(results):
+        return None
+    try:
+        parsed = {
+            name: cls.from_json(results[name])
+            for name, cls in RESULT_CLASSES.items()
+            if results.get(name)
+        }
+    except ValidationError:
+        return None
+    return TypedResults(
+        **parsed,
+        headline=results.get("headline") or {},
+        engine_version=results.get("engine_version", ""),
+    )
+
+
+def typed_results(run) -> TypedResults | None:
+    """The typed results of a run (None: not finished, or results of an older engine)."""
+    if run is None:
+        return None
+    cached = getattr(run, "_typed_results", None)
+    if cached is not None and cached[0] is run.results:
+        return cached[1]
+    typed = parse_results(run.results)
+    run._typed_results = (run.results, typed)
+    return typed
+
+
+def results_outdated(run) -> bool:
+    """A finished run whose stored results predate the current result schema."""
+    return bool(run is not None and run.results and typed_results(run) is None)

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import models_engine
+from models_engine.engines.result_base import RESULT_SCHEMA_VERSION
 from studio.catalog.selectors import team_catalog_entries
 from studio.core.audit import audit_record
 from studio.designs.models import DesignRevision
@@ -31,11 +32,13 @@ def inputs_fingerprint(inputs: dict) -> str:
 
 
 def _cached_run_for(revision: DesignRevision, fingerprint: str) -> EngineRun | None:
-    """A finished run of an identical spec in the same team, same engine and team catalog."""
+    """A finished run of an identical spec in the same team, same engine and team catalog,
+    whose results are of the current result schema (an older one is re-run, never reused)."""
     return (
         EngineRun.objects.filter(
             spec_hash=revision.spec_hash,
             engine_version=models_engine.__version__,
+            results__result_schema_version=RESULT_SCHEMA_VERSION,
             inputs_fingerprint=fingerprint,
             status=RunStatus.DONE,
             revision__design__project__team=revision.design.project.team_id,

@@ -43,3 +43,32 @@ def test_main_pages_render_without_errors(live_server, page, team_a, design_in):
             page.wait_for_selector(".swagger-ui .info", timeout=15_000)
         screenshot(page, name)
     assert page.console_errors == []
+
+
+def test_multi_site_results_show_every_site(live_server, page, team_a, design_in):
+    """A two-site design: the fabric and facility sections draw each site's own figures and
+    list both sites with the totals; screenshots of both sections are kept for review."""
+    alice, alpha = team_a
+    design = design_in(alice, alpha, slug="two-region-hierarchical")
+    run = run_services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    run = run_services.run_execute(run_id=run.pk)
+    sites = [site["site_id"] for site in run.results["fabric"]["sites"]]
+    assert len(sites) == 2
+    base = live_server.url
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-alice")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+    response = page.goto(f"{base}/runs/{run.pk}/")
+    assert response.status == 200
+    for section, chart in (("fabric", "fabric-diagram"), ("facility", "facility-rack-power")):
+        for site in sites:
+            page.wait_for_selector(f"#chart-{chart}-{site} .main-svg")
+        rows = page.locator(f"#{section}-sites tbody tr")
+        assert rows.count() == 2
+        page.evaluate(f"document.getElementById('results-{section}').scrollIntoView()")
+        screenshot(page, f"two-site-{section}")
+        page.evaluate(f"document.getElementById('{section}-sites').scrollIntoView()")
+        screenshot(page, f"two-site-{section}-sites")
+    assert page.console_errors == []

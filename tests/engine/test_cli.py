@@ -47,6 +47,19 @@ def test_an_invalid_design_exits_1_naming_the_field(tmp_path):
     assert "compute.gpu_count" in result.stderr
 
 
+def test_validate_checks_without_evaluating(tmp_path):
+    ok = _run("validate", "examples/two-region-hierarchical.json")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("ok: 2048 x") and "2 site(s)" in ok.stdout
+    doc = json.loads((ROOT / "examples" / "h100-256-onprem-starter.json").read_text())
+    doc["compute"]["gpu_count"] = 250
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    result = _run("validate", str(bad))
+    assert result.returncode == 1 and "compute.gpu_count" in result.stderr
+    assert _run("validate", str(tmp_path / "missing.json")).returncode == 2
+
+
 def test_an_unreadable_file_exits_2(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")

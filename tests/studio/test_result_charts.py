@@ -2,7 +2,9 @@
 and cost engines, checked against every example design: each figure says what it shows (title),
 every numeric axis has a unit, only SVG trace types are used (the CSP forbids WebGL's eval), a
 builder returns None only when its data is genuinely absent, and the plotted numbers are the
-engine's own. The section templates render for every example without a database."""
+engine's own. Builders read the typed results (`studio.runs.selectors.parse_results`); a
+multi-site design gets per-site figures. The section templates render for every example without
+a database."""
 
 import json
 import re
@@ -14,7 +16,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 import models_engine
-from studio.runs.charts import cost, fabric, facility, regions, reliability, storage
+from studio.runs.charts import built_figures, cost, fabric, facility, regions, reliability, storage
+from studio.runs.selectors import TypedResults, parse_results
+from studio.runs.views import results_context
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
 MODULES = [fabric, facility, storage, reliability, regions, cost]
@@ -26,6 +30,13 @@ UNIT = re.compile(r"\(.+\)")
 @pytest.fixture(scope="module", params=EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def results(request) -> dict:
     return models_engine.evaluate(json.loads(request.param.read_text()))
+
+
+@pytest.fixture(scope="module")
+def typed(results) -> TypedResults:
+    parsed = parse_results(results)
+    assert parsed is not None
+    return parsed
 
 
 def _absent(figure_id: str, results: dict) -> bool:
@@ -79,27 +90,51 @@ def assert_readable(spec: dict, label: str) -> None:
             assert UNIT.search(text), f"{label}: {key} title {text!r} has no unit in parentheses"
 
 
-def test_every_builder_draws_a_readable_svg_figure(results):
+def test_every_builder_draws_a_readable_svg_figure(results, typed):
     drawn = 0
+    sites = len(typed.fabric.sites)
     for key, title, builders in SECTIONS:
         assert key in results and title
         for figure_id, build in builders:
-            figure = build(results)
+            figures = built_figures(build, figure_id, typed)
             label = f"{results['spec_hash'][:8]} {figure_id}"
-            if figure is None:
+            if not figures:
                 assert _absent(figure_id, results), f"{label}: None although the data is there"
                 continue
             assert not _absent(figure_id, results), f"{label}: drawn from absent data"
-            assert_readable(json.loads(figure.to_json()), label)
-            drawn += 1
+            if key in ("fabric", "facility", "storage") and len(figures) > 1:
+                assert len(figures) == sites, f"{label}: one figure per site"
+            for entry_id, figure in figures:
+                assert_readable(json.loads(figure.to_json()), f"{label} {entry_id}")
+                drawn += 1
     assert drawn >= 14
 
 
 def test_builders_return_none_without_results():
     for _key, _title, builders in SECTIONS:
         for figure_id, build in builders:
-            assert build({}) is None, figure_id
-            assert build({"fabric": {}, "facility": {}, "storage": {}, "cost": {}}) is None
+            assert build(TypedResults()) is None, figure_id
+
+
+def test_a_multi_site_design_gets_a_figure_per_site():
+    path = next(p for p in EXAMPLES if p.stem == "two-region-hierarchical")
+    typed = parse_results(models_engine.evaluate(json.loads(path.read_text())))
+    site_ids = [site.site_id for site in typed.fabric.sites]
+    assert len(site_ids) == 2
+    for figure_id, build in (
+        ("fabric-diagram", fabric.fabric_diagram_figure),
+        ("facility-rack-power", facility.rack_power_figure),
+        ("facility-cooling", facility.cooling_figure),
+    ):
+        figures = built_figures(build, figure_id, typed)
+        assert [entry_id for entry_id, _f in figures] == [f"{figure_id}-{s}" for s in site_ids]
+        for (_entry_id, figure), site in zip(figures, typed.fabric.sites, strict=True):
+            assert _spec(figure)["layout"]["title"]["text"].startswith(site.site_name)
+    # IT power: one bar per site and component, each the site's own figure.
+    bars = _spec(facility.it_power_figure(typed))["data"]
+    assert [bar["name"] for bar in bars] == [site.site_name for site in typed.facility.sites]
+    for bar, site in zip(bars, typed.facility.sites, strict=True):
+        assert bar["y"][0] == site.power.it_kw.gpus
 
 
 def test_section_ids_are_unique_and_match_the_section_templates():
@@ -113,34 +148,37 @@ def _spec(figure) -> dict:
     return json.loads(figure.to_json())
 
 
-def test_plotted_numbers_are_the_engines_own(results):
+def test_plotted_numbers_are_the_engines_own(results, typed):
     # Racks: one bar per rack group at the engine's kW, limit line at the engine's limit.
-    racks = results["facility"]["racks"]
-    bar = _spec(facility.rack_power_figure(results))["data"][0]
-    assert bar["y"] == [r["kw"] for r in racks]
+    for site in typed.facility.sites:
+        bar = _spec(facility.site_rack_power_figure(site))["data"][0]
+        assert bar["y"] == [r["kw"] for r in site.racks]
+        limit = _spec(facility.site_rack_power_figure(site))["layout"]["shapes"][0]
+        assert limit["y0"] == site.rack_summary.rack_power_limit_kw
     # Capex waterfall: the total bar is the engine's total (absolute), not a plotly sum.
     waterfall = results["cost"]["waterfall"]
-    trace = _spec(cost.capex_waterfall_figure(results))["data"][0]
+    trace = _spec(cost.capex_waterfall_figure(typed))["data"][0]
     assert trace["measure"][-1] == "absolute"
     assert trace["y"][-1] == pytest.approx(waterfall["total_usd"] / 1e6)
     assert trace["y"][:-1] == pytest.approx([s["usd"] / 1e6 for s in waterfall["steps"]])
     # Tornado: the engine's deltas, in USD million.
     rows = results["cost"]["sensitivity"]["rows"]
-    tornado = _spec(cost.sensitivity_tornado_figure(results))["data"]
+    tornado = _spec(cost.sensitivity_tornado_figure(typed))["data"]
     assert sorted(tornado[0]["x"]) == pytest.approx(
         sorted(r["tco_delta_low_usd"] / 1e6 for r in rows)
     )
-    # Fabric diagram: the switch counts and link counts of the engine's diagram are drawn.
-    texts = " ".join(
-        a["text"] for a in _spec(fabric.fabric_diagram_figure(results))["layout"]["annotations"]
-    )
-    for tier in results["fabric"]["diagram"]["tiers"]:
-        if "switches" in tier:
-            assert f"{tier['switches']:,} switches" in texts
-    for link in results["fabric"]["diagram"]["links"]:
-        assert f"{link['links']:,} links" in texts
+    # Fabric diagram of each site: the switch and link counts of that site's diagram are drawn.
+    for site in typed.fabric.sites:
+        texts = " ".join(
+            a["text"] for a in _spec(fabric.site_diagram_figure(site))["layout"]["annotations"]
+        )
+        for tier in site.diagram["tiers"]:
+            if "switches" in tier:
+                assert f"{tier['switches']:,} switches" in texts
+        for link in site.diagram["links"]:
+            assert f"{link['links']:,} links" in texts
     # Goodput curve: the engine's curve and its optimum.
-    goodput = reliability.goodput_curve_figure(results)
+    goodput = reliability.goodput_curve_figure(typed)
     if goodput is not None:
         data = _spec(goodput)["data"]
         assert data[0]["y"] == [p["goodput"] for p in results["reliability"]["goodput_vs_interval"]]
@@ -148,9 +186,9 @@ def test_plotted_numbers_are_the_engines_own(results):
         assert data[1]["x"] == [optimum["interval_min"]]
 
 
-def test_breakeven_month_is_marked_when_the_engine_gives_one(results):
+def test_breakeven_month_is_marked_when_the_engine_gives_one(results, typed):
     series = results["cost"]["tco_over_time"]
-    layout = _spec(cost.tco_over_time_figure(results))["layout"]
+    layout = _spec(cost.tco_over_time_figure(typed))["layout"]
     lines = [s for s in layout.get("shapes", []) if s.get("type") == "line"]
     month = series.get("headline_breakeven_month")
     if month is None:
@@ -163,17 +201,20 @@ def test_breakeven_month_is_marked_when_the_engine_gives_one(results):
 def test_monte_carlo_histogram_when_the_engine_ran_it():
     from models_engine.catalog import load_catalog
     from models_engine.engines.reliability import evaluate_reliability
+    from models_engine.engines.reliability.result import ReliabilityResult
     from models_engine.spec import parse_design
 
     doc = json.loads(next(p for p in EXAMPLES if p.stem == "h100-256-onprem-starter").read_text())
     result = evaluate_reliability(parse_design(doc), load_catalog(), monte_carlo_runs=300, seed=3)
     monte_carlo = result["monte_carlo"]
     assert monte_carlo["runs"] == 300
-    figure = reliability.monte_carlo_figure({"reliability": result})
+    typed = ReliabilityResult.model_validate(result)
+    figure = reliability.monte_carlo_figure(TypedResults(reliability=typed))
     spec = _spec(figure)
     assert_readable(spec, "monte carlo")
     assert spec["data"][0]["y"] == [b["runs"] for b in monte_carlo["histogram"]]
-    assert reliability.monte_carlo_figure({"reliability": {"monte_carlo": {"runs": 0}}}) is None
+    without = typed.model_copy(update={"monte_carlo": {"runs": 0}})
+    assert reliability.monte_carlo_figure(TypedResults(reliability=without)) is None
 
 
 def _run(results: dict) -> SimpleNamespace:
@@ -182,11 +223,12 @@ def _run(results: dict) -> SimpleNamespace:
     )
 
 
-def test_section_templates_render(results):
+def test_section_templates_render(results, typed):
     run = _run(results)
+    context = {"run": run, **results_context(run)}
     pages = {}
     for key, _title, _builders in SECTIONS:
-        html = render_to_string(f"runs/sections/_{key}.html", {"run": run})
+        html = render_to_string(f"runs/sections/_{key}.html", context)
         assert html.strip(), key
         assert "None" not in html, f"{key}: a missing value printed as None"
         pages[key] = html
@@ -209,10 +251,24 @@ def test_section_templates_render(results):
             assert finding["rule"] in pages["regions"]
     if results["cost"]["unpriced_items"]:
         assert 'id="cost-unpriced"' in pages["cost"]
+    # Per-site figures: one site looks as before; several get a table with every site + totals.
+    if len(typed.fabric.sites) > 1:
+        for section, table_id in (("fabric", "fabric-sites"), ("facility", "facility-sites")):
+            assert f'id="{table_id}"' in pages[section]
+            for site in typed.fabric.sites:
+                assert f"<code>{site.site_id}</code> {site.site_name}" in pages[section]
+            assert f"Total ({len(typed.fabric.sites)} sites)" in pages[section]
+        assert 'id="storage-sites"' in pages["storage"]
+        assert "<th>site</th>" in pages["fabric"]  # the BOM's site column
+    else:
+        for section in ("fabric", "facility", "storage"):
+            assert f'id="{section}-sites"' not in pages[section]
+        assert "<th>site</th>" not in pages["fabric"]
 
 
-def test_section_templates_render_without_nested_results():
-    """A run whose engine result is an empty dict still renders (nothing to show, no error)."""
-    empty = {key: {} for key, _t, _b in SECTIONS}
+def test_section_templates_render_without_results():
+    """A run without (current) results renders every section empty, without an error."""
+    run = _run({"headline": {}})
+    context = {"run": run, **results_context(run)}
     for key, _title, _builders in SECTIONS:
-        render_to_string(f"runs/sections/_{key}.html", {"run": _run(empty)})
+        render_to_string(f"runs/sections/_{key}.html", context)

@@ -204,3 +204,57 @@ def test_owner_manages_members_and_the_last_owner_stays(client, team_a, make_mem
     assert not Membership.objects.filter(team=alpha, user=bob).exists()
     client.force_login(bob)
     assert client.get(f"/teams/{alpha.pk}/").status_code == 404
+
+
+def _age_results(run: EngineRun, results: dict) -> None:
+    """Store `results` as an older engine version would have: no result_schema_version and
+    the old single-site shapes (`fabric.scale_out`, `facility.power`)."""
+    old = {key: value for key, value in results.items() if key != "result_schema_version"}
+    old["fabric"] = {"scale_out": {"tiers": 2}, "bom": []}
+    old["facility"] = {"power": {"it_kw": {"total": 1.0}}}
+    EngineRun.objects.filter(pk=run.pk).update(results=old)
+
+
+def test_results_of_an_older_engine_version_ask_for_a_re_run(
+    client, team_a, design_in, django_capture_on_commit_callbacks
+):
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/designs/{design.pk}/evaluate/")
+    run = EngineRun.objects.get()
+    _age_results(run, run.results)
+    page = client.get(f"/runs/{run.pk}/")
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "Results from an older engine version — re-run" in body
+    assert 'id="rerun-outdated"' in body and 'id="results-fabric"' not in body
+    assert client.get(f"/designs/{design.pk}/").status_code == 200
+    assert client.get(f"/exports/runs/{run.pk}/bom.csv").status_code == 404
+    # Evaluating again runs the engines: the old cached result is not reused.
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/designs/{design.pk}/evaluate/")
+    fresh = EngineRun.objects.order_by("-pk").first()
+    assert fresh.cached_from_id is None
+    assert fresh.results["result_schema_version"] >= 2
+    assert 'id="results-fabric"' in client.get(f"/runs/{fresh.pk}/").content.decode()
+
+
+def test_a_multi_site_run_shows_every_site(
+    client, team_a, design_in, django_capture_on_commit_callbacks
+):
+    alice, alpha = team_a
+    design = design_in(alice, alpha, slug="two-region-hierarchical")
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/designs/{design.pk}/evaluate/")
+    run = EngineRun.objects.get()
+    body = client.get(f"/runs/{run.pk}/").content.decode()
+    for site in run.results["fabric"]["sites"]:
+        assert f'id="fabric-site-{site["site_id"]}"' in body
+        assert f'id="facility-site-{site["site_id"]}"' in body
+        assert f'id="chart-fabric-diagram-{site["site_id"]}"' in body
+    assert 'id="fabric-sites"' in body and 'id="facility-sites"' in body
+    bom = client.get(f"/exports/runs/{run.pk}/bom.csv").content.decode()
+    assert bom.splitlines()[0].startswith("site,")

@@ -1,8 +1,10 @@
 """Plotly figures drawn from engine results. Nothing here computes an engine number: every value
-plotted is read from the results; these modules only choose how to show it (titles, units).
+plotted is read from the typed results (`studio.runs.selectors.TypedResults`, the engines' own
+result classes); these modules only choose how to show it (titles, units).
 
 `run_sections(results)` gives one section per engine that produced results, each with its
-figures, in the engines' order."""
+figures, in the engines' order. A builder returns one figure, None (nothing to show), or for
+per-site figures of a multi-site design a list of (site id, figure)."""
 
 from collections.abc import Callable
 
@@ -19,8 +21,9 @@ from studio.runs.charts import (
     storage,
 )
 from studio.runs.charts.common import figure_entry
+from studio.runs.selectors import TypedResults
 
-Builder = Callable[[dict], go.Figure | None]
+Builder = Callable[[TypedResults], go.Figure | list[tuple[str, go.Figure]] | None]
 
 SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
     (
@@ -43,24 +46,34 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
         "security",
         "Security posture",
         [
-            ("security-severity", lambda r: security.findings_by_severity(r["security"])),
-            ("security-category", lambda r: security.findings_by_category(r["security"])),
-            ("security-frameworks", lambda r: security.framework_coverage(r["security"])),
+            ("security-severity", lambda r: security.findings_by_severity(r.security)),
+            ("security-category", lambda r: security.findings_by_category(r.security)),
+            ("security-frameworks", lambda r: security.framework_coverage(r.security)),
         ],
     ),
 ]
 
 
-def run_sections(results: dict) -> list[dict]:
+def built_figures(build: Builder, figure_id: str, results: TypedResults) -> list[tuple]:
+    """(figure id, figure) of one builder: none, one, or one per site (`<id>-<site id>`)."""
+    built = build(results)
+    if built is None:
+        return []
+    if isinstance(built, list):
+        return [(f"{figure_id}-{site_id}", figure) for site_id, figure in built]
+    return [(figure_id, built)]
+
+
+def run_sections(results: TypedResults) -> list[dict]:
     sections = []
     for key, title, builders in SECTIONS:
-        if not results.get(key):
+        if getattr(results, key) is None:
             continue
-        figures = []
-        for figure_id, build in builders:
-            figure = build(results)
-            if figure is not None:
-                figures.append(figure_entry(figure_id, figure))
+        figures = [
+            figure_entry(entry_id, figure)
+            for figure_id, build in builders
+            for entry_id, figure in built_figures(build, figure_id, results)
+        ]
         sections.append(
             {
                 "key": key,
@@ -72,6 +85,6 @@ def run_sections(results: dict) -> list[dict]:
     return sections
 
 
-def run_figures(results: dict) -> list[dict]:
+def run_figures(results: TypedResults) -> list[dict]:
     """Every figure of every section, in order."""
     return [figure for section in run_sections(results) for figure in section["figures"]]

@@ -48,3 +48,18 @@ def titled_layout(main: str, detail: str | None = None, **axes) -> dict:
     )
     layout["margin"] = {**layout["margin"], "t": 85}
     return layout
+
+
+def site_prefix(name: str, multi_site: bool) -> str:
+    """Title prefix of a per-site figure: the site's name when the design has several."""
+    return f"{name}: " if multi_site else ""
+
+
+def per_site(figures: list[tuple[str, go.Figure | None]]):
+    """One site's figure as is; several sites' as [(site id, figure)]; None if none drawn."""
+    drawn = [(site_id, figure) for site_id, figure in figures if figure is not None]
+    if not drawn:
+        return None
+    if len(figures) == 1:
+        return drawn[0][1]
+    return drawn

@@ -1,10 +1,11 @@
 """Cost charts: capex waterfall, opex by year, owned vs cloud cumulative cost with the breakeven
-month, and the sensitivity tornado. Every number is read from `results["cost"]`; amounts are
-shown in USD million (a change of unit, not a recomputation)."""
+month, and the sensitivity tornado. Every number is read from the typed cost result (`CostResult`);
+amounts are shown in USD million (a change of unit, not a recomputation)."""
 
 import plotly.graph_objects as go
 
 from studio.runs.charts.common import titled_layout
+from studio.runs.selectors import TypedResults
 
 MILLION = 1e6
 OWNED_COLOUR = "#2e5aac"
@@ -39,9 +40,11 @@ def _label(key: str) -> str:
     return key.replace("_", " ")
 
 
-def capex_waterfall_figure(results: dict) -> go.Figure | None:
-    cost = results.get("cost") or {}
-    waterfall = cost.get("waterfall") or {}
+def capex_waterfall_figure(results: TypedResults) -> go.Figure | None:
+    cost = results.cost
+    if cost is None:
+        return None
+    waterfall = cost.waterfall
     steps = waterfall.get("steps") or []
     total = waterfall.get("total_usd")
     if not steps or not total:
@@ -63,11 +66,10 @@ def capex_waterfall_figure(results: dict) -> go.Figure | None:
             showlegend=False,
         )
     )
-    capex = cost.get("capex") or {}
     detail = waterfall.get("basis", "")
-    if capex.get("applies_to_design") is False:
+    if cost.capex.get("applies_to_design") is False:
         detail += " · shown for comparison: the design rents its GPUs"
-    unpriced = (cost.get("summary") or {}).get("unpriced_not_covered_count")
+    unpriced = cost.summary.unpriced_not_covered_count
     if unpriced:
         detail += f" · {unpriced} line(s) without a price are excluded"
     figure.update_layout(
@@ -81,9 +83,11 @@ def capex_waterfall_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def opex_by_year_figure(results: dict) -> go.Figure | None:
-    cost = results.get("cost") or {}
-    rows = [r for r in cost.get("flat_table") or [] if r.get("opex_usd")]
+def opex_by_year_figure(results: TypedResults) -> go.Figure | None:
+    cost = results.cost
+    if cost is None:
+        return None
+    rows = [r for r in cost.flat_table if r.get("opex_usd")]
     if not rows:
         return None
     figure = go.Figure()
@@ -102,9 +106,8 @@ def opex_by_year_figure(results: dict) -> go.Figure | None:
             + _label(category)
             + "</extra>",
         )
-    summary = cost.get("summary") or {}
-    opex = cost.get("opex") or {}
-    detail = f"{opex.get('basis', 'USD per year')}: ${_m(summary.get('opex_usd_per_year')):,.2f} M"
+    opex = cost.opex
+    detail = f"{opex.get('basis', 'USD per year')}: ${_m(cost.summary.opex_usd_per_year):,.2f} M"
     if opex.get("one_time_usd"):
         detail += f" · one-time ${_m(opex['one_time_usd']):,.2f} M"
     figure.update_layout(
@@ -119,9 +122,10 @@ def opex_by_year_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def tco_over_time_figure(results: dict) -> go.Figure | None:
-    cost = results.get("cost") or {}
-    series = cost.get("tco_over_time") or {}
+def tco_over_time_figure(results: TypedResults) -> go.Figure | None:
+    if results.cost is None:
+        return None
+    series = results.cost.tco_over_time
     months = series.get("month") or []
     owned = series.get("owned_cumulative_usd") or []
     if not months or not owned:
@@ -194,8 +198,10 @@ def _row_label(row: dict) -> str:
     )
 
 
-def sensitivity_tornado_figure(results: dict) -> go.Figure | None:
-    sensitivity = (results.get("cost") or {}).get("sensitivity") or {}
+def sensitivity_tornado_figure(results: TypedResults) -> go.Figure | None:
+    if results.cost is None:
+        return None
+    sensitivity = results.cost.sensitivity
     rows = sensitivity.get("rows") or []
     if not rows:
         return None
@@ -230,9 +236,11 @@ def sensitivity_tornado_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def gpu_hour_sensitivity_figure(results: dict) -> go.Figure | None:
+def gpu_hour_sensitivity_figure(results: TypedResults) -> go.Figure | None:
     """Cost per delivered GPU-hour at the low and high value of each input, around the base."""
-    sensitivity = (results.get("cost") or {}).get("sensitivity") or {}
+    if results.cost is None:
+        return None
+    sensitivity = results.cost.sensitivity
     rows = sensitivity.get("rows") or []
     base = sensitivity.get("base_cost_per_delivered_gpu_hour_usd")
     if not rows or base is None:

@@ -1,16 +1,21 @@
-"""Fabric charts: a tier diagram of the scale-out network and network power by BOM category.
+"""Fabric charts: a tier diagram of each site's scale-out network and network power by BOM
+category.
 
-Every number is read from `results["fabric"]`; these builders only lay it out."""
+Every number is read from the typed fabric result (`FabricResult`, one `SiteFabric` per site);
+these builders only lay it out."""
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import titled_layout
+from models_engine.engines.fabric.result import ScaleOut, SiteFabric
+from studio.runs.charts.common import per_site, site_prefix, titled_layout
+from studio.runs.selectors import TypedResults
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
 SWITCH_COLOUR = "#2e5aac"
 NODE_COLOUR = "#12b76a"
 LINK_COLOUR = "#98a2b3"
+SITE_COLOURS = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed", "#d92d20", "#667085"]
 MAX_BOXES = 8  # boxes drawn per tier; more switches or nodes are elided with "…"
 ROW_HEIGHT_PX = 130
 TIER_TITLES = {"core": "Core", "spine": "Spine", "leaf": "Leaf", "nodes": "Nodes"}
@@ -38,7 +43,7 @@ def _box_slots(count: int) -> list[int | None]:
     return [*range(MAX_BOXES - 2), None, count - 1]
 
 
-def _tier_text(tier: dict, scale_out: dict, groups: dict) -> tuple[str, str]:
+def _tier_text(tier: dict, scale_out: ScaleOut, groups: dict) -> tuple[str, str]:
     """(label drawn left of the row, hover text) for one tier of the diagram."""
     name = tier["name"]
     title = TIER_TITLES.get(name, name.title())
@@ -58,8 +63,8 @@ def _tier_text(tier: dict, scale_out: dict, groups: dict) -> tuple[str, str]:
         if grouping:
             lines.append(" · ".join(grouping))
         return "<br>".join(lines), "<br>".join(lines)
-    ports = {t["tier"]: t for t in scale_out.get("switch_tiers", [])}.get(name, {})
-    oversubscription = scale_out.get("oversubscription", {}).get(name)
+    ports = {t["tier"]: t for t in scale_out.switch_tiers}.get(name, {})
+    oversubscription = scale_out.oversubscription.get(name)
     lines = [
         f"<b>{title}</b>: {_n(tier.get('switches'))} switches",
         f"{_n(tier.get('ports_per_switch'))} ports {TIMES} {_n(tier.get('port_speed_gbps'))} Gb/s",
@@ -76,13 +81,25 @@ def _tier_text(tier: dict, scale_out: dict, groups: dict) -> tuple[str, str]:
     return "<br>".join(lines), "<br>".join(hover)
 
 
-def fabric_diagram_figure(results: dict) -> go.Figure | None:
-    fabric = results.get("fabric") or {}
-    diagram = fabric.get("diagram") or {}
+def fabric_diagram_figure(results: TypedResults):
+    """One tier diagram per site (the site's own compute fabric)."""
+    if results.fabric is None:
+        return None
+    multi = len(results.fabric.sites) > 1
+    return per_site(
+        [
+            (site.site_id, site_diagram_figure(site, site_prefix(site.site_name, multi)))
+            for site in results.fabric.sites
+        ]
+    )
+
+
+def site_diagram_figure(site: SiteFabric, prefix: str = "") -> go.Figure | None:
+    diagram = site.diagram
     tiers = diagram.get("tiers") or []
     if not tiers:
         return None
-    scale_out = fabric.get("scale_out") or {}
+    scale_out = site.scale_out
     groups = diagram.get("groups") or {}
     links = {(link["from"], link["to"]): link for link in diagram.get("links", [])}
 
@@ -184,16 +201,14 @@ def fabric_diagram_figure(results: dict) -> go.Figure | None:
         hoverinfo="text",
         showlegend=False,
     )
-    technology = scale_out.get("technology", "")
-    topology = str(scale_out.get("topology", "")).removesuffix("-3tier").removesuffix("-2tier")
-    switches = scale_out.get("switches", {}).get("total")
-    main = (
-        f"Scale-out fabric: {_n(scale_out.get('tiers'))}-tier {topology}, "
-        f"{_n(scale_out.get('gpus'))} GPUs"
-    )
+    technology = scale_out.technology
+    topology = scale_out.topology.removesuffix("-3tier").removesuffix("-2tier")
+    # A site's name replaces "Scale-out fabric" so the title fits a half-width chart.
+    main = f"{prefix or 'Scale-out fabric: '}{_n(scale_out.tiers)}-tier {topology}, "
+    main += f"{_n(scale_out.gpus)} GPUs"
     detail = (
-        f"{TECHNOLOGY_LABELS.get(technology, technology)} · {_n(switches)} switches "
-        f"({scale_out.get('switch_sku', 'n/a')}) · hover a box for its tier"
+        f"{TECHNOLOGY_LABELS.get(technology, technology)} · {_n(scale_out.switches.total)} "
+        f"switches ({scale_out.switch_sku}) · hover a box for its tier"
     )
     axis = {"visible": False, "fixedrange": True}
     layout = titled_layout(
@@ -213,41 +228,57 @@ def fabric_diagram_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def bom_power_figure(results: dict) -> go.Figure | None:
-    fabric = results.get("fabric") or {}
-    power = fabric.get("power_w") or {}
-    max_by_category = (fabric.get("breakdown") or {}).get("power_max_w_by_category") or {}
-    if not max_by_category:
+def bom_power_figure(results: TypedResults) -> go.Figure | None:
+    """Network power by BOM category, one bar group per site (max draw), plus typical totals."""
+    if results.fabric is None:
         return None
-    categories = list(max_by_category)
-    typical = [power.get(f"{c}_typical_w") for c in categories]
-    labels = [c.replace("_", " ") for c in categories]
+    fabric = results.fabric
+    sites = [s for s in fabric.sites if s.breakdown.get("power_max_w_by_category")]
+    if not sites:
+        return None
+    multi = len(fabric.sites) > 1
     figure = go.Figure()
-    if any(v is not None for v in typical):
+    if not multi:
+        site = sites[0]
+        max_by_category = site.breakdown["power_max_w_by_category"]
+        categories = list(max_by_category)
+        labels = [c.replace("_", " ") for c in categories]
+        power = site.power_w.model_dump()
+        typical = [power.get(f"{c}_typical_w") for c in categories]
+        if any(v is not None for v in typical):
+            figure.add_bar(
+                name="typical",
+                x=labels,
+                y=[None if v is None else v / 1000 for v in typical],
+                marker_color="#9db9f5",
+                hovertemplate="%{x}: %{y:,.1f} kW typical<extra></extra>",
+            )
         figure.add_bar(
-            name="typical",
+            name="maximum",
             x=labels,
-            y=[None if v is None else v / 1000 for v in typical],
-            marker_color="#9db9f5",
-            hovertemplate="%{x}: %{y:,.1f} kW typical<extra></extra>",
+            y=[max_by_category[c] / 1000 for c in categories],
+            marker_color=SWITCH_COLOUR,
+            hovertemplate="%{x}: %{y:,.1f} kW maximum<extra></extra>",
         )
-    figure.add_bar(
-        name="maximum",
-        x=labels,
-        y=[max_by_category[c] / 1000 for c in categories],
-        marker_color=SWITCH_COLOUR,
-        hovertemplate="%{x}: %{y:,.1f} kW maximum<extra></extra>",
+    else:
+        for i, site in enumerate(sites):
+            max_by_category = site.breakdown["power_max_w_by_category"]
+            figure.add_bar(
+                name=f"{site.site_name} (maximum)",
+                x=[c.replace("_", " ") for c in max_by_category],
+                y=[w / 1000 for w in max_by_category.values()],
+                marker_color=SITE_COLOURS[i % len(SITE_COLOURS)],
+                hovertemplate="%{x}: %{y:,.1f} kW maximum<extra>" + site.site_name + "</extra>",
+            )
+    power = fabric.power_w
+    detail = (
+        f"all networks{' of every site' if multi else ''}: "
+        f"{power.total_typical_w / 1000:,.1f} kW typical, {power.total_max_w / 1000:,.1f} kW max"
+        " (NICs not counted here)"
     )
-    total_typical, total_max = power.get("total_typical_w"), power.get("total_max_w")
-    detail = None
-    if total_typical is not None and total_max is not None:
-        detail = (
-            f"all networks: {total_typical / 1000:,.1f} kW typical, {total_max / 1000:,.1f} kW max"
-            " (NICs not counted here)"
-        )
     figure.update_layout(
         titled_layout(
-            "Network power by BOM category",
+            "Network power by BOM category" + (" and site" if multi else ""),
             detail,
             xaxis={"title": {"text": "BOM category"}},
             yaxis={"title": {"text": "power (kW)"}, "rangemode": "tozero"},

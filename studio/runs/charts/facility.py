@@ -1,9 +1,13 @@
 """Facility charts: rack power against the rack limit, IT power by component, cooling options
-against the design's densest rack. Every number is read from `results["facility"]`."""
+against the design's densest rack. Every number is read from the typed facility result
+(`FacilityResult`, one `SiteFacility` per site); a multi-site design gets one rack and cooling
+figure per site and IT power grouped by site."""
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import titled_layout
+from models_engine.engines.facility.result import SiteFacility
+from studio.runs.charts.common import per_site, site_prefix, titled_layout
+from studio.runs.selectors import TypedResults
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
@@ -27,12 +31,27 @@ IT_COLOURS = {
 }
 
 
-def rack_power_figure(results: dict) -> go.Figure | None:
-    facility = results.get("facility") or {}
-    racks = facility.get("racks") or []
+SITE_COLOURS = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed", "#d92d20", "#667085"]
+
+
+def _sites(results: TypedResults) -> tuple[list[SiteFacility], bool]:
+    if results.facility is None:
+        return [], False
+    return results.facility.sites, len(results.facility.sites) > 1
+
+
+def rack_power_figure(results: TypedResults):
+    sites, multi = _sites(results)
+    return per_site(
+        [(s.site_id, site_rack_power_figure(s, site_prefix(s.site_name, multi))) for s in sites]
+    )
+
+
+def site_rack_power_figure(site: SiteFacility, prefix: str = "") -> go.Figure | None:
+    racks = site.racks
     if not racks:
         return None
-    summary = facility.get("rack_summary") or {}
+    summary = site.rack_summary
     labels = [f"{r['rack']} {TIMES}{r['count']}" for r in racks]
     figure = go.Figure()
     figure.add_bar(
@@ -61,24 +80,21 @@ def rack_power_figure(results: dict) -> go.Figure | None:
         ),
         showlegend=False,
     )
-    limit = summary.get("rack_power_limit_kw")
-    if limit is not None:
-        figure.add_hline(
-            y=limit,
-            line_dash="dash",
-            line_color=LIMIT_COLOUR,
-            annotation_text=f"rack power limit {limit:g} kW",
-            annotation_position="top right",
-        )
-    detail = None
-    if limit is not None:
-        detail = (
-            f"{summary.get('total_racks')} racks · densest {summary.get('max_rack_kw', 0):.1f} kW "
-            f"· colour: share of the {limit:g} kW limit"
-        )
+    limit = summary.rack_power_limit_kw
+    figure.add_hline(
+        y=limit,
+        line_dash="dash",
+        line_color=LIMIT_COLOUR,
+        annotation_text=f"rack power limit {limit:g} kW",
+        annotation_position="top right",
+    )
+    detail = (
+        f"{summary.total_racks} racks · densest {summary.max_rack_kw:.1f} kW "
+        f"· colour: share of the {limit:g} kW limit"
+    )
     figure.update_layout(
         titled_layout(
-            "Rack power per rack group vs the rack limit",
+            f"{prefix}Rack power per rack group vs the rack limit",
             detail,
             xaxis={
                 "title": {"text": f"rack group ({TIMES} racks in the group)"},
@@ -94,49 +110,76 @@ def _items(rack: dict) -> str:
     return "<br>".join(f"{i['what']}: {i['kw']:.1f} kW" for i in rack.get("items", [])[:6])
 
 
-def it_power_figure(results: dict) -> go.Figure | None:
-    power = (results.get("facility") or {}).get("power") or {}
-    it_kw = power.get("it_kw") or {}
-    parts = [p for p in IT_PARTS if p in it_kw]
-    if not parts:
+def it_power_figure(results: TypedResults) -> go.Figure | None:
+    """IT power at peak by component; a multi-site design gets one bar per site and part."""
+    sites, multi = _sites(results)
+    if not sites:
         return None
     figure = go.Figure()
-    for part in parts:
-        figure.add_bar(
-            name=IT_LABELS.get(part, part),
-            x=[IT_LABELS.get(part, part)],
-            y=[it_kw[part]],
-            marker_color=IT_COLOURS.get(part, "#667085"),
-            text=[f"{it_kw[part]:,.0f} kW"],
-            textposition="outside",
-            hovertemplate="%{x}: %{y:,.1f} kW<extra></extra>",
-            showlegend=False,
-        )
-    detail = None
-    if "total" in it_kw and power.get("facility_kw") is not None:
+    labels = [IT_LABELS.get(part, part) for part in IT_PARTS]
+    if not multi:
+        it_kw = sites[0].power.it_kw
+        for part, label in zip(IT_PARTS, labels, strict=True):
+            value = getattr(it_kw, part)
+            figure.add_bar(
+                name=label,
+                x=[label],
+                y=[value],
+                marker_color=IT_COLOURS.get(part, "#667085"),
+                text=[f"{value:,.0f} kW"],
+                textposition="outside",
+                hovertemplate="%{x}: %{y:,.1f} kW<extra></extra>",
+                showlegend=False,
+            )
+        power = sites[0].power
         detail = (
-            f"{it_kw['total']:,.0f} kW IT at peak · {power['facility_kw']:,.0f} kW facility "
-            f"at PUE {power.get('pue', 0):g} ({power.get('pue_source', 'n/a')})"
+            f"{it_kw.total:,.0f} kW IT at peak · {power.facility_kw:,.0f} kW facility "
+            f"at PUE {power.pue:g} ({power.pue_source})"
+        )
+    else:
+        for i, site in enumerate(sites):
+            values = [getattr(site.power.it_kw, part) for part in IT_PARTS]
+            figure.add_bar(
+                name=site.site_name,
+                x=labels,
+                y=values,
+                marker_color=SITE_COLOURS[i % len(SITE_COLOURS)],
+                hovertemplate="%{x}: %{y:,.1f} kW<extra>" + site.site_name + "</extra>",
+            )
+        totals = results.facility.totals
+        detail = (
+            f"{totals.it_kw:,.0f} kW IT at peak over {totals.sites} sites · "
+            f"{totals.facility_kw:,.0f} kW facility (PUE {totals.pue:.2f} overall)"
         )
     figure.update_layout(
         titled_layout(
-            "IT power by component",
+            "IT power by component" + (" and site" if multi else ""),
             detail,
             xaxis={"title": {"text": "component"}},
             yaxis={"title": {"text": "IT power at peak (kW)"}, "rangemode": "tozero"},
         ),
+        barmode="group",
         uniformtext={"minsize": 10, "mode": "hide"},
     )
+    if multi:
+        figure.update_layout(legend={"orientation": "h", "y": -0.35})
     return figure
 
 
-def cooling_figure(results: dict) -> go.Figure | None:
-    cooling = (results.get("facility") or {}).get("cooling") or {}
-    options = cooling.get("feasibility") or []
+def cooling_figure(results: TypedResults):
+    sites, multi = _sites(results)
+    return per_site(
+        [(s.site_id, site_cooling_figure(s, site_prefix(s.site_name, multi))) for s in sites]
+    )
+
+
+def site_cooling_figure(site: SiteFacility, prefix: str = "") -> go.Figure | None:
+    cooling = site.cooling
+    options = cooling.feasibility
     if not options:
         return None
-    selected = cooling.get("cooling")
-    design = cooling.get("max_rack_kw_design")
+    selected = cooling.cooling
+    design = cooling.max_rack_kw_design
     labels = [
         f"<b>{o['cooling']} (selected)</b>" if o["cooling"] == selected else o["cooling"]
         for o in options
@@ -161,21 +204,18 @@ def cooling_figure(results: dict) -> go.Figure | None:
         "%{customdata[1]}<extra></extra>",
         showlegend=False,
     )
-    if design is not None:
-        figure.add_hline(
-            y=design,
-            line_dash="dash",
-            line_color=LIMIT_COLOUR,
-            annotation_text=f"densest rack of the design {design:.1f} kW",
-            annotation_position="top left",
-        )
-    verdict = "holds" if cooling.get("feasible") else "does NOT hold"
+    figure.add_hline(
+        y=design,
+        line_dash="dash",
+        line_color=LIMIT_COLOUR,
+        annotation_text=f"densest rack of the design {design:.1f} kW",
+        annotation_position="top left",
+    )
+    verdict = "holds" if cooling.feasible else "does NOT hold"
     figure.update_layout(
         titled_layout(
-            "Cooling options vs the densest rack",
-            f"selected cooling ({selected}) {verdict} the {design:.1f} kW rack"
-            if design is not None
-            else None,
+            f"{prefix}Cooling options vs the densest rack",
+            f"selected cooling ({selected}) {verdict} the {design:.1f} kW rack",
             xaxis={"title": {"text": "cooling type (green: holds the design, red: too low)"}},
             yaxis={"title": {"text": "max heat removed per rack (kW)"}, "rangemode": "tozero"},
         )

@@ -1,8 +1,10 @@
-"""Performance charts: memory per GPU against HBM."""
+"""Performance charts: step time breakdown, memory per GPU against HBM, collectives, scaling.
+Every number is read from the typed performance and scaling results."""
 
 import plotly.graph_objects as go
 
 from studio.runs.charts.common import base_layout
+from studio.runs.selectors import TypedResults
 
 MEMORY_COLOURS = {
     "weights": "#2e5aac",
@@ -15,12 +17,12 @@ MEMORY_COLOURS = {
 }
 
 
-def memory_per_gpu_figure(results: dict) -> go.Figure | None:
-    memory = results.get("performance", {}).get("memory")
-    if not memory:
+def memory_per_gpu_figure(results: TypedResults) -> go.Figure | None:
+    if results.performance is None:
         return None
-    breakdown = memory["per_gpu_gib"]
-    stage = memory.get("stage", "busiest pipeline stage").split(" (")[0]
+    memory = results.performance.memory
+    breakdown = memory.per_gpu_gib
+    stage = memory.stage.split(" (")[0]
     figure = go.Figure()
     for part, gib in breakdown.items():
         figure.add_bar(
@@ -30,7 +32,7 @@ def memory_per_gpu_figure(results: dict) -> go.Figure | None:
             marker_color=MEMORY_COLOURS.get(part, "#667085"),
             hovertemplate="%{y:.2f} GiB<extra>" + part.replace("_", " ") + "</extra>",
         )
-    capacity = memory["hbm_capacity_gib"]
+    capacity = memory.hbm_capacity_gib
     figure.add_hline(
         y=capacity,
         line_dash="dash",
@@ -38,10 +40,10 @@ def memory_per_gpu_figure(results: dict) -> go.Figure | None:
         annotation_text=f"HBM capacity {capacity:.0f} GiB",
         annotation_position="top left",
     )
-    verdict = "fits" if memory["fits"] else "does NOT fit"
+    verdict = "fits" if memory.fits else "does NOT fit"
     figure.update_layout(
         base_layout(
-            f"Memory per GPU vs HBM ({verdict}, headroom {memory['headroom_gib']:.1f} GiB)",
+            f"Memory per GPU vs HBM ({verdict}, headroom {memory.headroom_gib:.1f} GiB)",
             yaxis={"title": {"text": "memory per GPU (GiB)"}, "rangemode": "tozero"},
             xaxis={"title": {"text": "GPU"}},
         ),
@@ -65,11 +67,11 @@ STEP_PARTS = {
 }
 
 
-def step_time_figure(results: dict) -> go.Figure | None:
-    performance = results.get("performance", {})
-    breakdown = performance.get("breakdown_s")
-    if not breakdown or performance.get("kind") == "inference":
+def step_time_figure(results: TypedResults) -> go.Figure | None:
+    performance = results.performance
+    if performance is None or not performance.training or not performance.breakdown_s:
         return None
+    breakdown = performance.breakdown_s
     figure = go.Figure()
     for key, seconds in breakdown.items():
         if not seconds:
@@ -85,8 +87,8 @@ def step_time_figure(results: dict) -> go.Figure | None:
         )
     figure.update_layout(
         base_layout(
-            f"Step time {performance['step_time_s']:.2f} s: where it goes "
-            f"(MFU {performance['mfu'] * 100:.1f} %)",
+            f"Step time {performance.step_time_s:.2f} s: where it goes "
+            f"(MFU {performance.mfu * 100:.1f} %)",
             xaxis={"title": {"text": "time per optimizer step (s)"}},
             yaxis={"title": {"text": ""}},
             height=300,
@@ -99,9 +101,11 @@ def step_time_figure(results: dict) -> go.Figure | None:
 LEVEL_TITLES = {"nvlink_domain": "NVLink domain", "scale_out": "scale-out fabric", "wan": "WAN"}
 
 
-def collectives_figure(results: dict) -> go.Figure | None:
+def collectives_figure(results: TypedResults) -> go.Figure | None:
     """Communication time per step by hierarchy level, split by what it is for."""
-    collectives = results.get("performance", {}).get("collectives") or {}
+    if results.performance is None:
+        return None
+    collectives = results.performance.collectives or {}
     rows = [
         (LEVEL_TITLES.get(level, level), item)
         for level, block in collectives.items()
@@ -134,25 +138,27 @@ def collectives_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def scaling_figure(results: dict) -> go.Figure | None:
-    points = results.get("scaling", {}).get("points") or []
+def scaling_figure(results: TypedResults) -> go.Figure | None:
+    if results.scaling is None:
+        return None
+    points = [p for p in results.scaling.points if p.time_to_train_days is not None]
     if len(points) < 2:
         return None
     figure = go.Figure()
     figure.add_scatter(
-        x=[p["gpu_count"] for p in points],
-        y=[p["time_to_train_days"] for p in points],
+        x=[p.gpu_count for p in points],
+        y=[p.time_to_train_days for p in points],
         mode="lines+markers",
         name="time to train",
         line_color="#2e5aac",
-        customdata=[[p["mfu"] * 100] for p in points],
+        customdata=[[None if p.mfu is None else p.mfu * 100] for p in points],
         hovertemplate="%{x} GPUs: %{y:.1f} days (MFU %{customdata[0]:.1f} %)<extra></extra>",
     )
-    design = next((p for p in points if p["is_design"]), None)
+    design = next((p for p in points if p.is_design), None)
     if design:
         figure.add_scatter(
-            x=[design["gpu_count"]],
-            y=[design["time_to_train_days"]],
+            x=[design.gpu_count],
+            y=[design.time_to_train_days],
             mode="markers",
             name="this design",
             marker={"size": 14, "color": "#f79009", "symbol": "star"},

@@ -1,11 +1,13 @@
 """Regions charts: sites compared, cross-site training strategies, WAN egress per month.
 A single-site design has nothing to compare: every builder returns None and the section's
-template shows the site table alone. Every number is read from `results["regions"]`."""
+template shows the site table alone. Every number is read from the typed regions result
+(`RegionsResult`)."""
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from studio.runs.charts.common import base_layout
+from studio.runs.selectors import TypedResults
 
 SITE_COLOURS = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed", "#d92d20", "#667085"]
 CHOSEN_COLOUR = "#2e5aac"
@@ -27,13 +29,10 @@ def _apply_title(figure: go.Figure, main: str, detail: str | None, height: int =
     figure.update_layout(layout, height=height, showlegend=False)
 
 
-def _gpu_sites(regions: dict) -> list[dict]:
-    return [s for s in regions.get("sites") or [] if s.get("gpus")]
-
-
-def sites_figure(results: dict) -> go.Figure | None:
-    regions = results.get("regions") or {}
-    sites = regions.get("sites") or []
+def sites_figure(results: TypedResults) -> go.Figure | None:
+    if results.regions is None:
+        return None
+    sites = results.regions.sites
     if len(sites) < 2:
         return None
     names = [s["id"] for s in sites]
@@ -64,8 +63,10 @@ def sites_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def strategies_figure(results: dict) -> go.Figure | None:
-    cross = (results.get("regions") or {}).get("cross_region") or {}
+def strategies_figure(results: TypedResults) -> go.Figure | None:
+    if results.regions is None:
+        return None
+    cross = results.regions.cross_region or {}
     strategies = cross.get("strategies") or []
     if not strategies:
         return None
@@ -137,11 +138,13 @@ def strategies_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def egress_figure(results: dict) -> go.Figure | None:
-    regions = results.get("regions") or {}
-    egress = regions.get("egress") or {}
+def egress_figure(results: TypedResults) -> go.Figure | None:
+    regions = results.regions
+    if regions is None:
+        return None
+    egress = regions.egress
     rows = egress.get("per_month") or []
-    if len(regions.get("sites") or []) < 2 or not rows:
+    if len(regions.sites) < 2 or not rows:
         return None
     kinds = [r["kind"].replace("_", " ") for r in rows]
     colours = [EGRESS_COLOURS.get(r["kind"], "#667085") for r in rows]

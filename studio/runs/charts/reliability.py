@@ -1,10 +1,11 @@
 """Reliability charts: expected interruptions by cause, goodput against the checkpoint interval
 (optimum, Young and Daly marked) and, when the engine ran it, the Monte Carlo spread of the
-time to train. Every number is read from `results["reliability"]`."""
+time to train. Every number is read from the typed reliability result (`ReliabilityResult`)."""
 
 import plotly.graph_objects as go
 
 from studio.runs.charts.common import titled_layout
+from studio.runs.selectors import TypedResults
 
 UNPLANNED_COLOUR = "#d92d20"
 PLANNED_COLOUR = "#98a2b3"
@@ -18,12 +19,14 @@ def _count(value: float) -> str:
     return f"{value:,.1f}" if value >= 1 else f"{value:.2g}"
 
 
-def interruptions_figure(results: dict) -> go.Figure | None:
-    reliability = results.get("reliability") or {}
-    rows = reliability.get("breakdown") or []
+def interruptions_figure(results: TypedResults) -> go.Figure | None:
+    reliability = results.reliability
+    if reliability is None:
+        return None
+    rows = reliability.breakdown
     if not rows:
         return None
-    expected = reliability.get("expected_interruptions") or {}
+    expected = reliability.expected_interruptions
     period = expected.get("period", "the run")
     days = expected.get("period_days")
     span = f"{days:.1f} days" if days is not None else period
@@ -63,10 +66,12 @@ def interruptions_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def goodput_curve_figure(results: dict) -> go.Figure | None:
-    reliability = results.get("reliability") or {}
-    checkpoint = reliability.get("checkpoint") or {}
-    curve = reliability.get("goodput_vs_interval") or []
+def goodput_curve_figure(results: TypedResults) -> go.Figure | None:
+    reliability = results.reliability
+    if reliability is None:
+        return None
+    checkpoint = reliability.checkpoint or {}
+    curve = reliability.goodput_vs_interval
     if not checkpoint or not curve:
         return None
     figure = go.Figure()
@@ -121,7 +126,7 @@ def goodput_curve_figure(results: dict) -> go.Figure | None:
     detail = (
         f"write {checkpoint.get('write_time_s', 0):.1f} s to {checkpoint.get('tier', 'n/a')} · "
         f"restart {checkpoint.get('restart_time_min', 0):.1f} min · "
-        f"MTTI {reliability.get('mtti_hours', 0):.1f} h"
+        f"MTTI {reliability.mtti_hours:.1f} h"
     )
     figure.update_layout(
         titled_layout(
@@ -134,8 +139,10 @@ def goodput_curve_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def monte_carlo_figure(results: dict) -> go.Figure | None:
-    monte_carlo = (results.get("reliability") or {}).get("monte_carlo") or {}
+def monte_carlo_figure(results: TypedResults) -> go.Figure | None:
+    if results.reliability is None:
+        return None
+    monte_carlo = results.reliability.monte_carlo or {}
     bins = monte_carlo.get("histogram") or []
     if not monte_carlo.get("runs") or not bins:
         return None

@@ -2,6 +2,7 @@
 
 import plotly.graph_objects as go
 
+from models_engine.engines.security.result import SecurityResult
 from studio.runs.charts.common import STATUS_COLOURS, base_layout
 
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
@@ -27,22 +28,23 @@ def _stacked(title: str, rows: dict, labels: list[str], names: list[str], x_titl
     return figure
 
 
-def findings_by_severity(security: dict) -> go.Figure:
-    names = [s for s in SEVERITIES if security["by_severity"].get(s, {}).get("total")]
+def findings_by_severity(security: SecurityResult) -> go.Figure:
+    by_severity = security.by_severity
+    names = [s for s in SEVERITIES if s in by_severity and by_severity[s]["total"]]
     return _stacked(
-        "Security checks by severity and result", security["by_severity"], names, names, "severity"
+        "Security checks by severity and result", security.by_severity, names, names, "severity"
     )
 
 
-def findings_by_category(security: dict) -> go.Figure:
-    categories = security["by_category"]
+def findings_by_category(security: SecurityResult) -> go.Figure:
+    categories = security.by_category
     names = list(categories)
     labels = [categories[n].get("title", n) for n in names]
     return _stacked("Security checks by category and result", categories, labels, names, "category")
 
 
-def framework_coverage(security: dict) -> go.Figure:
-    rows = security["framework_coverage"]
+def framework_coverage(security: SecurityResult) -> go.Figure:
+    rows = security.framework_coverage
     labels = [f"{r['framework']} ({r['version']})" for r in rows]
     figure = go.Figure()
     for key, name, colour in (

@@ -1,9 +1,12 @@
 """Storage charts: read throughput needed vs provided per tier, checkpoint write and restart read
-time per tier, capacity use per tier. Every number is read from `results["storage"]`."""
+time per tier, capacity use per tier. Every number is read from the typed storage result
+(`StorageResult`, one `SiteStorage` per site); a multi-site design gets one figure per site."""
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import titled_layout
+from models_engine.engines.storage.result import SiteStorage
+from studio.runs.charts.common import per_site, site_prefix, titled_layout
+from studio.runs.selectors import TypedResults
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
@@ -19,8 +22,29 @@ def _tier_label(tier: dict) -> str:
     return f"tier {tier['tier']}: {tier['kind']}"
 
 
-def read_throughput_figure(results: dict) -> go.Figure | None:
-    read = (results.get("storage") or {}).get("read") or {}
+def _per_site(results: TypedResults, build):
+    if results.storage is None:
+        return None
+    multi = len(results.storage.sites) > 1
+    return per_site(
+        [(s.site_id, build(s, site_prefix(s.site_name, multi))) for s in results.storage.sites]
+    )
+
+
+def read_throughput_figure(results: TypedResults):
+    return _per_site(results, site_read_throughput_figure)
+
+
+def checkpoint_time_figure(results: TypedResults):
+    return _per_site(results, site_checkpoint_time_figure)
+
+
+def capacity_figure(results: TypedResults):
+    return _per_site(results, site_capacity_figure)
+
+
+def site_read_throughput_figure(site: SiteStorage, prefix: str = "") -> go.Figure | None:
+    read = site.read
     tiers = read.get("tiers") or []
     if not tiers:
         return None
@@ -64,7 +88,7 @@ def read_throughput_figure(results: dict) -> go.Figure | None:
         detail = f"nothing to read during the run: {read.get('basis', 'n/a')}"
     figure.update_layout(
         titled_layout(
-            main,
+            prefix + main,
             detail,
             xaxis={"title": {"text": "storage tier"}},
             yaxis={
@@ -78,27 +102,30 @@ def read_throughput_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def checkpoint_time_figure(results: dict) -> go.Figure | None:
-    storage = results.get("storage") or {}
-    checkpoint = storage.get("checkpoint") or {}
-    model_load = storage.get("model_load") or {}
-    writes = (checkpoint.get("tiers") or []) if checkpoint.get("applies") else []
-    reads = model_load.get("tiers") or []
+def _label(tier) -> str:
+    return f"tier {tier.tier}: {tier.kind}"
+
+
+def site_checkpoint_time_figure(site: SiteStorage, prefix: str = "") -> go.Figure | None:
+    checkpoint = site.checkpoint
+    model_load = site.model_load
+    writes = checkpoint.tiers if checkpoint.applies else []
+    reads = model_load.tiers
     if not writes and not reads:
         return None
     figure = go.Figure()
     if writes:
-        durable = checkpoint.get("durable_tier")
+        durable = checkpoint.durable_tier
         figure.add_bar(
             name="write a checkpoint",
-            x=[_tier_label(t) for t in writes],
-            y=[t["write_s"] for t in writes],
+            x=[_label(t) for t in writes],
+            y=[t.write_s for t in writes],
             marker_color=WRITE_COLOUR,
             customdata=[
                 [
-                    t["write_gbytes_per_s"],
-                    t["limited_by"],
-                    " (durable tier)" if t["tier"] == durable else "",
+                    t.write_gbytes_per_s,
+                    t.limited_by,
+                    " (durable tier)" if t.tier == durable else "",
                 ]
                 for t in writes
             ],
@@ -107,27 +134,26 @@ def checkpoint_time_figure(results: dict) -> go.Figure | None:
         )
     if reads:
         figure.add_bar(
-            name=f"read back: {model_load.get('what', 'model load')}",
-            x=[_tier_label(t) for t in reads],
-            y=[t["read_s"] for t in reads],
+            name=f"read back: {model_load.what}",
+            x=[_label(t) for t in reads],
+            y=[t.read_s for t in reads],
             marker_color=READ_COLOUR,
             hovertemplate="%{x}: read %{y:,.1f} s<extra></extra>",
         )
     if writes:
-        blocking = checkpoint.get("blocking_s")
-        mode = "async write" if checkpoint.get("async_write") else "synchronous write"
-        interval = checkpoint.get("interval_min")
-        main = f"Checkpoint write and restart time per tier ({checkpoint.get('size_tb', 0):.2f} TB)"
-        detail = f"{mode}: training blocked {blocking:.2g} s per checkpoint"
-        if interval is not None:
-            placeholder = " (placeholder)" if checkpoint.get("interval_is_placeholder") else ""
-            detail += f" · every {interval:g} min{placeholder}"
+        mode = "async write" if checkpoint.async_write else "synchronous write"
+        main = f"Checkpoint write and restart time per tier ({checkpoint.size_tb:.2f} TB)"
+        placeholder = " (placeholder)" if checkpoint.interval_is_placeholder else ""
+        detail = (
+            f"{mode}: training blocked {checkpoint.blocking_s:.2g} s per checkpoint"
+            f" · every {checkpoint.interval_min:g} min{placeholder}"
+        )
     else:
-        main = f"Load time per tier: {model_load.get('what', 'model')}"
-        detail = f"{model_load.get('size_bytes', 0) / 1e9:,.0f} GB read at start-up"
+        main = f"Load time per tier: {model_load.what}"
+        detail = f"{model_load.size_bytes / 1e9:,.0f} GB read at start-up"
     figure.update_layout(
         titled_layout(
-            main,
+            prefix + main,
             detail,
             xaxis={"title": {"text": "storage tier"}},
             yaxis={"title": {"text": "time (s)"}, "rangemode": "tozero"},
@@ -137,9 +163,8 @@ def checkpoint_time_figure(results: dict) -> go.Figure | None:
     return figure
 
 
-def capacity_figure(results: dict) -> go.Figure | None:
-    storage = results.get("storage") or {}
-    by_tier = (storage.get("breakdown") or {}).get("capacity_tb_by_tier") or {}
+def site_capacity_figure(site: SiteStorage, prefix: str = "") -> go.Figure | None:
+    by_tier = site.breakdown.get("capacity_tb_by_tier") or {}
     if not by_tier:
         return None
     labels = [key.replace(":", ": ", 1) for key in by_tier]
@@ -156,16 +181,16 @@ def capacity_figure(results: dict) -> go.Figure | None:
             marker_color=colour,
             hovertemplate="%{x}: %{y:,.1f} TB " + part + "<extra></extra>",
         )
-    retention = storage.get("retention") or {}
+    retention = site.retention
     detail = "log scale: each part of every tier stays readable"
-    if retention.get("retention_count") and (storage.get("checkpoint") or {}).get("applies"):
+    if retention.get("retention_count") and site.checkpoint.applies:
         detail = (
             f"newest {retention['retention_count']} checkpoints kept per tier "
             f"({retention.get('retained_tb', 0):,.1f} TB) · log scale"
         )
     figure.update_layout(
         titled_layout(
-            "Storage capacity per tier: checkpoints, dataset, free",
+            f"{prefix}Storage capacity per tier: checkpoints, dataset, free",
             detail,
             xaxis={"title": {"text": "storage tier"}},
             yaxis={"title": {"text": "capacity (TB, log scale)"}, "type": "log", "dtick": 1},
