@@ -75,6 +75,7 @@ def _storage(
         ctx.catalog,
         fabric=fabric,
         tokens_per_s=performance.tokens_per_s,
+        parameters=performance.model.parameters,
         sites=ctx.sites,
     )
 

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models_engine.engines.fabric import evaluate_fabric
-from models_engine.engines.facility import evaluate_facility
-from models_engine.engines.storage import evaluate_storage
+from models_engine.hardware import resolve_gpu
+from models_engine.pipeline import run_engines
 from models_engine.spec import parse_design
 from tests.engine.fabric_designs import CATALOG, EXAMPLES, design_doc
 
@@ -126,9 +126,13 @@ def test_ports_links_and_cables_are_consistent(choice, nodes):
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)
 def test_every_example_evaluates(path: Path):
     spec = parse_design(json.loads(path.read_text()))
-    fabric = evaluate_fabric(spec, CATALOG)
-    storage = evaluate_storage(spec, CATALOG)
-    facility = evaluate_facility(spec, CATALOG, fabric=fabric, storage=storage)
+    results = run_engines(
+        spec,
+        CATALOG,
+        resolve_gpu(spec.compute, CATALOG),
+        only=("fabric", "performance", "storage", "facility"),
+    )
+    fabric, storage, facility = results["fabric"], results["storage"], results["facility"]
     for result in (fabric, storage, facility):
         json.dumps(result.to_json())
         for finding in result.findings:

@@ -58,7 +58,13 @@ def _engines(spec, **kwargs) -> tuple:
     performance = evaluate_performance(
         spec, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric=fabric
     )
-    storage = evaluate_storage(spec, CATALOG, tokens_per_s=performance.tokens_per_s)
+    storage = evaluate_storage(
+        spec,
+        CATALOG,
+        fabric=fabric,
+        tokens_per_s=performance.tokens_per_s,
+        parameters=performance.model.parameters,
+    )
     regions = evaluate_regions(spec, CATALOG, performance=performance, storage=storage, **kwargs)
     return performance, regions
 

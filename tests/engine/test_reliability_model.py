@@ -175,7 +175,8 @@ def test_every_example_reads_counts_and_checkpoint_from_their_owning_engines(pat
         assert result.checkpoint["write_time_s"] == storage.checkpoint.durable_write_s
         assert result.checkpoint["read_time_s"] == storage.checkpoint.durable_read_s
         assert result.checkpoint["blocking_time_s"] == storage.checkpoint.blocking_s
-        assert result.time_to_train.failure_free_days == (results["performance"].time_to_train_days)
+        training = results["regions"].training
+        assert result.time_to_train.failure_free_days == training.time_to_train_failure_free_days
     assert result.sources["fabric"] == "fabric engine"
     assert result.sources["racks"] == "facility engine"
     assert result.sources["checkpoint_bytes"] == "storage engine"
@@ -228,9 +229,11 @@ def test_the_job_step_is_the_regions_training_step_when_regions_gives_one():
     _, _, results = upstream_results(doc)
     single = _evaluate(doc)
     assert single["time_to_train"]["failure_free_days"] == pytest.approx(
-        results["performance"].time_to_train_days
+        results["regions"].training.time_to_train_failure_free_days
     )
-    assert single["sources"]["failure_free_days"].startswith("performance engine")
+    # One site: the WAN adds nothing, so the job's step is the performance engine's.
+    assert results["regions"].training.step_time_s == results["performance"].step_time_s
+    assert single["sources"]["failure_free_days"].startswith("regions engine")
     regions = results["regions"].model_copy(
         update={
             "training": TrainingWithWan(
@@ -258,6 +261,7 @@ def test_storage_write_time_sets_the_checkpoint_cost():
             catalog,
             fabric=results["fabric"],
             tokens_per_s=results["performance"].tokens_per_s,
+            parameters=results["performance"].model.parameters,
             checkpoint_bytes=size_bytes,
         )
 

@@ -30,7 +30,12 @@ def _storage(doc, *, tokens_per_s: float = TOKENS_PER_S, **kwargs) -> dict:
     """The (single) site's storage as stored JSON."""
     spec = parse_design(doc)
     result = evaluate_storage(
-        spec, CATALOG, fabric=evaluate_fabric(spec, CATALOG), tokens_per_s=tokens_per_s, **kwargs
+        spec,
+        CATALOG,
+        fabric=evaluate_fabric(spec, CATALOG),
+        tokens_per_s=tokens_per_s,
+        parameters=total_params(spec.workload),
+        **kwargs,
     )
     return result.primary.to_json()
 

@@ -50,6 +50,11 @@ class ModelSize(ResultPart):
     model_flops_per_token: float | None = None
     moe_layers: int | None = None
 
+    @property
+    def parameters(self) -> float:
+        """Total parameters (count)."""
+        return self.parameters_total_b * 1e9
+
 
 class Io(ResultPart):
     """Training data the step reads, against what the storage tiers deliver."""

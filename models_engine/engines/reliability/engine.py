@@ -84,8 +84,8 @@ def evaluate_reliability(
 
     Every count and time comes from the engine that owns it: switches, transceivers and NICs
     from `fabric`, racks from `facility`, checkpoint size and times from `storage`, the layout
-    from `performance`, the step and failure-free time to train from `regions.training` (or
-    `performance` where regions gives none: `run_facts.failure_free_run`). `sources` names
+    from `performance`, the step and failure-free time to train from `regions.training`
+    (`run_facts.failure_free_run`). `sources` names
     them. `rate_overrides` replaces catalog failure rates per component class (rates.py)."""
     rates, node_rate = resolve_rates(
         catalog, _memory_type(spec, catalog), rate_overrides, _architecture(spec, catalog)

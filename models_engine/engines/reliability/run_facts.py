@@ -2,8 +2,7 @@
 the engines that own them (no derivation of another engine's quantity here):
 
 - step time and failure-free time to train: `regions.training` (the regions engine's job step,
-  WAN time included) or, where the regions engine gives none, the performance engine's step
-  (`failure_free_run`: one rule, in one place);
+  WAN time included; for one site it is the performance engine's step);
 - layout (tp / pp / dp) and the model's parameters: the performance engine;
 - checkpoint size, write / read / blocking times and the durable tier: the storage engine
   (`StorageResult.checkpoint`).
@@ -66,25 +65,16 @@ class FailureFreeRun:
     source: str
 
 
-def failure_free_run(performance: PerformanceResult, regions: RegionsResult) -> FailureFreeRun:
-    """The job's step and failure-free time to train: `regions.training or performance`.
-
-    The regions engine owns what the WAN adds and publishes the job's step with it
-    (`RegionsResult.training`). Where it publishes none (a single-site design while the regions
-    engine does not yet fill `training` for one site) the job's step IS the performance
-    engine's single-site step: with one site the WAN adds nothing, so both are the same number
-    by definition."""
-    if regions.training is not None:
-        training = regions.training
-        return FailureFreeRun(
-            training.step_time_s,
-            training.time_to_train_failure_free_days,
-            "regions engine (job step incl. WAN)",
-        )
+def failure_free_run(regions: RegionsResult) -> FailureFreeRun:
+    """The job's step and failure-free time to train: the regions engine's
+    `RegionsResult.training` (the single-site step plus what the WAN adds, once)."""
+    if regions.training is None:
+        raise ValueError("a training design needs the regions engine's training step")
+    training = regions.training
     return FailureFreeRun(
-        performance.step_time_s,
-        performance.time_to_train_days,
-        "performance engine (single-site step; no WAN)",
+        training.step_time_s,
+        training.time_to_train_failure_free_days,
+        "regions engine (job step incl. WAN)",
     )
 
 
@@ -126,7 +116,7 @@ def run_facts(
         "checkpoint_blocking_s": "storage engine",
     }
     if training:
-        run = failure_free_run(performance, regions)
+        run = failure_free_run(regions)
         step_s, failure_free_days = run.step_time_s, run.days
         sources["step_time_s"] = run.source
         sources["failure_free_days"] = run.source
@@ -154,48 +144,4 @@ def run_facts(
         checkpoint_durable=checkpoint.durable_against_node_loss,
         restart_overhead_s=overhead_min * 60.0,
         sources=sources,
-    )
-
-
-def derive_run_facts(
-    spec,
-    catalog,
-    *,
-    storage=None,
-    performance=None,
-    restart_overhead_min: float | None = None,
-) -> RunFacts:
-    """TRANSITIONAL, for the regions engine only (it still passes the stored JSON of the
-    performance result and of the largest site's storage, or nothing); delete when regions
-    reads typed results. Results not passed are computed by the engines that own them (never
-    re-derived here); the step is the performance engine's (single site, no WAN)."""
-    from models_engine.engines.fabric import evaluate_fabric
-    from models_engine.engines.performance import evaluate_performance
-    from models_engine.engines.storage import evaluate_storage
-    from models_engine.engines.storage.result import SiteStorage, StorageResult
-    from models_engine.hardware import resolve_gpu
-
-    if isinstance(performance, PerformanceResult):
-        perf = performance
-    elif performance is not None:
-        perf = PerformanceResult.model_validate(performance)
-    else:
-        gpu = resolve_gpu(spec.compute, catalog)
-        perf = PerformanceResult.model_validate(evaluate_performance(spec, gpu, catalog))
-    if isinstance(storage, StorageResult | SiteStorage):
-        checkpoint = storage.checkpoint
-    elif storage is not None:
-        checkpoint = SiteStorage.model_validate(storage).checkpoint
-    else:
-        fabric = evaluate_fabric(spec, catalog)
-        checkpoint = evaluate_storage(
-            spec, catalog, fabric=fabric, tokens_per_s=perf.tokens_per_s
-        ).checkpoint
-    no_wan = RegionsResult.model_construct(training=None)
-    return run_facts(
-        spec,
-        performance=perf,
-        checkpoint=checkpoint,
-        regions=no_wan,
-        restart_overhead_min=restart_overhead_min,
     )

@@ -1,19 +1,21 @@
 """Storage engine: data-loading bandwidth needed vs provided, cache fit, checkpoint size and
 write / read time per tier (sync vs async), retention over the horizon, and durability.
 
-    evaluate_storage(spec, catalog, *, fabric, tokens_per_s, sites=None) -> StorageResult
-    evaluate_site_storage(site, site_fabric, catalog, *, tokens_per_s) -> SiteStorage
+    evaluate_storage(spec, catalog, *, fabric, tokens_per_s, parameters, sites=None)
+        -> StorageResult
+    evaluate_site_storage(site, site_fabric, catalog, *, tokens_per_s, parameters)
+        -> SiteStorage
 
 The storage engine owns checkpoint bytes (params x 18 B; data.py gives the derivation) and the
 checkpoint write / read times: no other engine computes them. It reads the storage network
 bandwidth from the fabric engine's `SiteFabric` of each site (a separate storage network, or
-the compute NICs when converged) and the job's tokens/s from the performance engine.
+the compute NICs when converged) and the job's tokens/s and the model's parameter count
+from the performance engine.
 `checkpoint_bytes` overrides the derived size (a given figure, reported as "given").
 """
 
 from __future__ import annotations
 
-from models_engine.engines.performance.memory_fit import total_params
 from models_engine.hardware import resolve_gpu
 
 from .checkpoint import checkpoint_block, retention_block, tier_read_gbytes_per_s
@@ -30,16 +32,22 @@ def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
 
 
 def evaluate_site_storage(
-    site, site_fabric, catalog, *, tokens_per_s: float, checkpoint_bytes: float | None = None
+    site,
+    site_fabric,
+    catalog,
+    *,
+    tokens_per_s: float,
+    parameters: float,
+    checkpoint_bytes: float | None = None,
 ) -> SiteStorage:
     """Storage of one site (`site`: a `SiteSlice`, its spec scoped to that site) on that site's
     networks (`site_fabric`: the fabric engine's `SiteFabric`); `tokens_per_s` is the site's
-    share of the job's rate."""
+    share of the job's rate; `parameters` the model's parameter count (the performance
+    engine's `model.parameters_total_b`)."""
     spec = site.spec
     gpu = resolve_gpu(spec.compute, catalog)
     compute, storage = spec.compute, spec.storage
     nodes = compute.gpu_count // compute.gpus_per_node
-    parameters = total_params(spec.workload)
     network = network_gbytes_per_s(site_fabric)
     read = read_block(storage, spec.workload, nodes, float(tokens_per_s), network)
     read["tokens_per_s_source"] = "performance engine"

@@ -16,12 +16,14 @@ def evaluate_storage(
     *,
     fabric: FabricResult,
     tokens_per_s: float,
+    parameters: float,
     checkpoint_bytes: float | None = None,
     sites: list[SiteSlice] | None = None,
 ) -> StorageResult:
     """Storage results for a `DesignSpec`. `fabric` is the fabric engine's result (each site
-    reads its own `SiteFabric`); `tokens_per_s` is the job's rate (the performance engine's):
-    each site reads its share of it. `checkpoint_bytes` replaces the derived size (given)."""
+    reads its own `SiteFabric`); `tokens_per_s` is the job's rate and `parameters` the model
+    size (both the performance engine's): each site reads its share of the rate.
+    `checkpoint_bytes` replaces the derived size (reported as given)."""
     from . import evaluate_site_storage
 
     sites = site_slices(spec) if sites is None else sites
@@ -32,6 +34,7 @@ def evaluate_storage(
             fabric.site(site.site_id),
             catalog,
             tokens_per_s=tokens_per_s * site.gpus / total,
+            parameters=parameters,
             checkpoint_bytes=checkpoint_bytes,
         )
         for site in sites
