@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models_engine.catalog import load_catalog  # noqa: E402
-from models_engine.engines.collectives import topology_from_spec  # noqa: E402
+from models_engine.engines.collectives import topology_from_fabric  # noqa: E402
+from models_engine.engines.fabric import evaluate_fabric  # noqa: E402
 from models_engine.engines.performance import evaluate_performance  # noqa: E402
 from models_engine.engines.performance.auto import search  # noqa: E402
 from models_engine.engines.performance.compute_profile import compute_profile  # noqa: E402
-from models_engine.engines.performance.memory_fit import total_params  # noqa: E402
 from models_engine.engines.performance.shapes import model_shape  # noqa: E402
 from models_engine.engines.performance.training import step_context  # noqa: E402
 from models_engine.hardware import resolve_gpu  # noqa: E402
@@ -52,7 +52,12 @@ def main() -> None:
     for path in sorted((ROOT / "examples").glob("*.json")):
         spec = parse_design(json.loads(path.read_text()))
         gpu = resolve_gpu(spec.compute, catalog)
-        ms = timed_ms(lambda spec=spec, gpu=gpu: evaluate_performance(spec, gpu, catalog))
+        fabric = evaluate_fabric(spec, catalog)
+        ms = timed_ms(
+            lambda spec=spec, gpu=gpu, fabric=fabric: evaluate_performance(
+                spec, gpu, catalog, fabric=fabric
+            )
+        )
         mode = "auto" if spec.workload.parallelism == "auto" else "explicit"
         print(f"  {path.stem:32s} {mode:8s} {ms:7.2f} ms")
 
@@ -62,8 +67,9 @@ def main() -> None:
     gpu = resolve_gpu(spec.compute, catalog)
     shape = model_shape(spec.workload)
     profile = compute_profile(gpu, spec.workload.precision)
-    topology = topology_from_spec(spec, gpu, catalog)
-    context = step_context(spec, shape, total_params(spec.workload))
+    fabric = evaluate_fabric(spec, catalog)
+    topology = topology_from_fabric(spec.compute, gpu, catalog, fabric.primary)
+    context = step_context(spec, shape)
 
     def run_search():
         return search(
@@ -78,7 +84,7 @@ def main() -> None:
 
     evaluated = run_search().evaluated
     search_ms = timed_ms(run_search)
-    full_ms = timed_ms(lambda: evaluate_performance(spec, gpu, catalog), repeats=5)
+    full_ms = timed_ms(lambda: evaluate_performance(spec, gpu, catalog, fabric=fabric), repeats=5)
     print("\nauto search, Llama 3.1 405B on 16,384 H100 (llama3-16k-h100-roce, parallelism auto)")
     print(f"  candidate layouts evaluated  {evaluated}")
     print(f"  search (memory + step time)  {search_ms:.1f} ms")

@@ -116,13 +116,13 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
     for i, column in enumerate(columns):
         typed = typed_results(column.run)
         points = typed.scaling.points if typed and typed.scaling else []
-        points = [p for p in points if p.time_to_train_days is not None]
+        points = [p for p in points if p.time_to_train_failure_free_days is not None]
         if len(points) < 2:
             continue
         drawn += 1
         figure.add_scatter(
             x=[p.gpu_count for p in points],
-            y=[p.time_to_train_days for p in points],
+            y=[p.time_to_train_failure_free_days for p in points],
             mode="lines+markers",
             name=names[i],
             line_color=PALETTE[i],
@@ -131,7 +131,7 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
         return None
     figure.update_layout(
         _layout(
-            "Time to train vs GPU count, per design (data parallelism scaled)",
+            "Failure-free time to train vs GPU count, per design (data parallelism scaled)",
             xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
             yaxis={
                 "title": {"text": "time to train, failure-free (days, log scale)"},

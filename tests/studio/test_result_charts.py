@@ -199,16 +199,12 @@ def test_breakeven_month_is_marked_when_the_engine_gives_one(results, typed):
 
 
 def test_monte_carlo_histogram_when_the_engine_ran_it():
-    from models_engine.catalog import load_catalog
-    from models_engine.engines.reliability import evaluate_reliability
-    from models_engine.engines.reliability.result import ReliabilityResult
-    from models_engine.spec import parse_design
+    from tests.engine.reliability_inputs import reliability_of
 
     doc = json.loads(next(p for p in EXAMPLES if p.stem == "h100-256-onprem-starter").read_text())
-    result = evaluate_reliability(parse_design(doc), load_catalog(), monte_carlo_runs=300, seed=3)
-    monte_carlo = result["monte_carlo"]
+    typed = reliability_of(doc, monte_carlo_runs=300, seed=3)
+    monte_carlo = typed.monte_carlo
     assert monte_carlo["runs"] == 300
-    typed = ReliabilityResult.model_validate(result)
     figure = reliability.monte_carlo_figure(TypedResults(reliability=typed))
     spec = _spec(figure)
     assert_readable(spec, "monte carlo")

@@ -141,13 +141,13 @@ def collectives_figure(results: TypedResults) -> go.Figure | None:
 def scaling_figure(results: TypedResults) -> go.Figure | None:
     if results.scaling is None:
         return None
-    points = [p for p in results.scaling.points if p.time_to_train_days is not None]
+    points = [p for p in results.scaling.points if p.time_to_train_failure_free_days is not None]
     if len(points) < 2:
         return None
     figure = go.Figure()
     figure.add_scatter(
         x=[p.gpu_count for p in points],
-        y=[p.time_to_train_days for p in points],
+        y=[p.time_to_train_failure_free_days for p in points],
         mode="lines+markers",
         name="time to train",
         line_color="#2e5aac",
@@ -158,14 +158,14 @@ def scaling_figure(results: TypedResults) -> go.Figure | None:
     if design:
         figure.add_scatter(
             x=[design.gpu_count],
-            y=[design.time_to_train_days],
+            y=[design.time_to_train_failure_free_days],
             mode="markers",
             name="this design",
             marker={"size": 14, "color": "#f79009", "symbol": "star"},
         )
     figure.update_layout(
         base_layout(
-            "Time to train vs GPU count (data parallelism scaled, batch as designed)",
+            "Failure-free time to train vs GPU count (data parallelism scaled, batch as designed)",
             xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
             yaxis={
                 "title": {"text": "time to train, failure-free (days, log scale)"},
