@@ -17,6 +17,7 @@ from models_engine.headline import headline
 from models_engine.pipeline import run_engines
 from models_engine.quick_look import quick_look
 from models_engine.validate import validate_design
+from tests.engine.fabric_designs import multi_site_doc
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
 REL = 1e-9
@@ -162,3 +163,18 @@ def multi_site_designs(draw):
 @given(multi_site_designs())
 def test_generated_designs_are_one_model(doc):
     assert_one_model(doc)
+
+
+def test_three_sites_of_33k_gb200_evaluate_as_one_model_with_three_fabrics():
+    """The issue's case: ~99k GB200 over three sites is three fabrics, facilities and storage
+    systems, joined by WAN equipment, with no capacity error, end to end."""
+    doc = multi_site_doc("gb200-nvl72-multirack", 1380 * 72, ["or", "tx", "va"])
+    doc["regions"]["cross_region_strategy"] = "hierarchical"
+    assert_one_model(doc)
+    _, results, head = evaluate_typed(doc)
+    fabric = results["fabric"]
+    assert [site.gpus for site in fabric.sites] == [33_120] * 3
+    assert "fabric-capacity-exceeded" not in {f["id"] for f in fabric.findings}
+    assert fabric.totals.wan_routers > 0 and fabric.totals.wan_transceivers > 0
+    assert head["sites"] == 3
+    assert len(results["facility"].sites) == len(results["storage"].sites) == 3
