@@ -8,14 +8,14 @@ an assumption in assumptions.yaml, or a user override. A line whose price nobody
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from models_engine.catalog import CatalogEntry
 
 from .assumptions import Assumptions
 
 # Kinds of trace. `included` = part of another line's price (zero on its own, by design).
-TRACE_KINDS = (
+TraceKind = Literal[
     "catalog",
     "assumption",
     "override",
@@ -24,14 +24,14 @@ TRACE_KINDS = (
     "included",
     "engine",
     "unpriced",
-)
+]
 
 
 @dataclass(frozen=True)
 class Trace:
     """The origin of one price: kind, reference, source title and the date of the figure."""
 
-    kind: str
+    kind: TraceKind
     ref: str
     title: str | None = None
     date: str | None = None

@@ -17,8 +17,6 @@ from .data import ETHERNET_AUX_SWITCH, LINK_DISTANCE_M
 from .roce import finding
 from .sizing import size_plane
 
-SHARED_TIERS = ("parallel-fs", "object-store")
-
 
 def storage_target_ports(storage, port_gbps: float) -> int:
     """Ports the shared tiers need to deliver their aggregate bandwidth at `port_gbps`."""

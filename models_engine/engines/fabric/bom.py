@@ -79,7 +79,3 @@ def sum_field(lines: list[dict], key: str, **where) -> float:
         if all(line.get(k) == v for k, v in where.items()):
             total += line.get(key) or 0.0
     return total
-
-
-def unknown_items(lines: list[dict], key: str) -> list[str]:
-    return sorted({line["item"] for line in lines if line[key] is None and line["quantity"]})

@@ -43,7 +43,6 @@ LINK_DISTANCE_M = {
 }
 DAC_MAX_REACH_M = 3.0
 MULTIMODE_MAX_REACH_M = 50.0
-SINGLE_MODE_MAX_REACH_M = 100.0
 
 # Optics power when no catalog module fits, W per Gb/s of module speed: 15 W / 800 Gb/s
 # multimode twin-port and 17 W / 800 Gb/s single-mode twin-port (fabric_power.md [S30],
