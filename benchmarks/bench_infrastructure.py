@@ -22,7 +22,10 @@ sys.path.insert(0, str(ROOT))
 from models_engine.catalog import load_catalog  # noqa: E402
 from models_engine.engines.fabric import evaluate_fabric  # noqa: E402
 from models_engine.engines.facility import evaluate_facility  # noqa: E402
-from models_engine.engines.storage import evaluate_storage  # noqa: E402
+from models_engine.engines.storage import (  # noqa: E402
+    evaluate_storage,
+    evaluate_storage_supply,
+)
 from models_engine.spec import parse_design  # noqa: E402
 
 GPUS = 100_000
@@ -62,7 +65,7 @@ def main() -> None:
             return evaluate_storage(
                 spec,
                 catalog,
-                fabric=fabric,
+                storage_supply=evaluate_storage_supply(spec, catalog, fabric=fabric),
                 tokens_per_s=TOKENS_PER_S,
                 parameters=PARAMETERS,
             )

@@ -30,6 +30,7 @@ from models_engine.engines.performance.auto import search  # noqa: E402
 from models_engine.engines.performance.compute_profile import compute_profile  # noqa: E402
 from models_engine.engines.performance.shapes import model_shape  # noqa: E402
 from models_engine.engines.performance.training import step_context  # noqa: E402
+from models_engine.engines.storage import evaluate_storage_supply  # noqa: E402
 from models_engine.hardware import resolve_gpu  # noqa: E402
 from models_engine.spec import parse_design  # noqa: E402
 
@@ -53,9 +54,10 @@ def main() -> None:
         spec = parse_design(json.loads(path.read_text()))
         gpu = resolve_gpu(spec.compute, catalog)
         fabric = evaluate_fabric(spec, catalog)
+        supply = evaluate_storage_supply(spec, catalog, fabric=fabric)
         ms = timed_ms(
-            lambda spec=spec, gpu=gpu, fabric=fabric: evaluate_performance(
-                spec, gpu, catalog, fabric=fabric
+            lambda spec=spec, gpu=gpu, fabric=fabric, supply=supply: evaluate_performance(
+                spec, gpu, catalog, fabric=fabric, storage_supply=supply
             )
         )
         mode = "auto" if spec.workload.parallelism == "auto" else "explicit"
@@ -69,7 +71,8 @@ def main() -> None:
     profile = compute_profile(gpu, spec.workload.precision)
     fabric = evaluate_fabric(spec, catalog)
     topology = topology_from_fabric(spec.compute, gpu, catalog, fabric.primary)
-    context = step_context(spec, shape)
+    supply = evaluate_storage_supply(spec, catalog, fabric=fabric)
+    context = step_context(spec, shape, supply, fabric.primary.site_id)
 
     def run_search():
         return search(
@@ -84,7 +87,10 @@ def main() -> None:
 
     evaluated = run_search().evaluated
     search_ms = timed_ms(run_search)
-    full_ms = timed_ms(lambda: evaluate_performance(spec, gpu, catalog, fabric=fabric), repeats=5)
+    full_ms = timed_ms(
+        lambda: evaluate_performance(spec, gpu, catalog, fabric=fabric, storage_supply=supply),
+        repeats=5,
+    )
     print("\nauto search, Llama 3.1 405B on 16,384 H100 (llama3-16k-h100-roce, parallelism auto)")
     print(f"  candidate layouts evaluated  {evaluated}")
     print(f"  search (memory + step time)  {search_ms:.1f} ms")

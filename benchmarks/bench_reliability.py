@@ -85,7 +85,7 @@ def main() -> None:
         spec,
         catalog,
         resolve_gpu(spec.compute, catalog),
-        only=("fabric", "performance", "storage", "facility", "regions"),
+        only=("fabric", "storage_supply", "performance", "storage", "facility", "regions"),
     )
     inputs = {name: upstream[name] for name in ("fabric", "storage", "facility", "performance")}
 

@@ -4,10 +4,11 @@ result plus the headline.
 Each step names the typed results it consumes (`Step.consumes`); the pipeline runs the steps
 in that order and hands each one exactly those results. One owner per quantity (see
 `models_engine/OWNERS.md`): fabric owns switches, links and optics; facility racks, power and
-cooling; storage checkpoint bytes and times; performance the single-site step; regions what
-the WAN adds; reliability interruptions and time to train with failures; cost prices the
-others' bills of materials. Sites are first-class: fabric, facility and storage are sized per
-site (`models_engine.sites`).
+cooling; storage checkpoint bytes and times and the read bandwidth each site's storage
+provides (`storage_supply`, run before performance, which takes its I/O stall from it);
+performance the single-site step; regions what the WAN adds; reliability interruptions and
+time to train with failures; cost prices the others' bills of materials. Sites are
+first-class: fabric, facility and storage are sized per site (`models_engine.sites`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
 from models_engine.engines.security import evaluate_security
 from models_engine.engines.security.result import SecurityResult
-from models_engine.engines.storage import StorageResult, evaluate_storage
+from models_engine.engines.storage import (
+    StorageResult,
+    StorageSupply,
+    evaluate_storage,
+    evaluate_storage_supply,
+)
 from models_engine.engines.sweep import scaling_curve
 from models_engine.engines.sweep.result import ScalingResult
 from models_engine.hardware import GpuFigures
@@ -63,17 +69,25 @@ def _fabric(ctx: EvaluationContext) -> FabricResult:
     return evaluate_fabric(ctx.spec, ctx.catalog, sites=ctx.sites)
 
 
-def _performance(ctx: EvaluationContext, fabric: FabricResult) -> PerformanceResult:
-    return evaluate_performance(ctx.spec, ctx.gpu, ctx.catalog, fabric=fabric)
+def _storage_supply(ctx: EvaluationContext, fabric: FabricResult) -> StorageSupply:
+    return evaluate_storage_supply(ctx.spec, ctx.catalog, fabric=fabric, sites=ctx.sites)
+
+
+def _performance(
+    ctx: EvaluationContext, fabric: FabricResult, storage_supply: StorageSupply
+) -> PerformanceResult:
+    return evaluate_performance(
+        ctx.spec, ctx.gpu, ctx.catalog, fabric=fabric, storage_supply=storage_supply
+    )
 
 
 def _storage(
-    ctx: EvaluationContext, performance: PerformanceResult, fabric: FabricResult
+    ctx: EvaluationContext, performance: PerformanceResult, storage_supply: StorageSupply
 ) -> StorageResult:
     return evaluate_storage(
         ctx.spec,
         ctx.catalog,
-        fabric=fabric,
+        storage_supply=storage_supply,
         tokens_per_s=performance.tokens_per_s,
         parameters=performance.model.parameters,
         sites=ctx.sites,
@@ -175,8 +189,9 @@ def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
 
 STEPS: tuple[Step, ...] = (
     Step("fabric", (), _fabric),
-    Step("performance", ("fabric",), _performance),
-    Step("storage", ("performance", "fabric"), _storage),
+    Step("storage_supply", ("fabric",), _storage_supply),
+    Step("performance", ("fabric", "storage_supply"), _performance),
+    Step("storage", ("performance", "storage_supply"), _storage),
     Step("facility", ("fabric", "storage"), _facility),
     Step("regions", ("performance", "storage"), _regions),
     Step(
@@ -207,8 +222,9 @@ def run_engines(
     """Every engine's typed result, keyed by engine name.
 
     `only` runs just the named steps (in the graph's order), e.g. the quick look's
-    ("fabric", "performance", "storage", "facility"); every step it names must have what it
-    consumes among them (ValueError otherwise), so a partial run is the full run's prefix.
+    ("fabric", "storage_supply", "performance", "storage", "facility"); every step it names
+    must have what it consumes among them (ValueError otherwise), so a partial run is the full
+    run's prefix.
     """
     steps = STEPS if only is None else tuple(step for step in STEPS if step.name in only)
     if only is not None:

@@ -1,11 +1,12 @@
 """The editor's live 'quick look': a few headline figures of a (possibly half-finished) design.
 
 It validates through the one entry point (`models_engine.validate.validate_design`) and runs the
-pipeline's own steps for fabric -> performance -> storage -> facility (`run_engines(only=...)`),
-so every figure is the engines' own: memory per GPU and the layout are the ones the performance
-engine picked (the same a full run reports), racks and power the facility totals, switches the
-fabric totals. When an engine cannot build the design (no layout fits 10 million GPUs, say),
-the quick look says so with the engine's message instead of a figure.
+pipeline's own steps for fabric -> storage supply -> performance -> storage -> facility
+(`run_engines(only=...)`), so every figure is the engines' own: memory per GPU and the layout
+are the ones the performance engine picked (the same a full run reports), racks and power the
+facility totals, switches the fabric totals. When an engine cannot build the design (no layout
+fits 10 million GPUs, say), the quick look says so with the engine's message instead of a
+figure.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from models_engine.pipeline import run_engines
 from models_engine.spec import SpecValidationError
 from models_engine.validate import ValidDesign, validate_design
 
-QUICK_ENGINES = ("fabric", "performance", "storage", "facility")
+QUICK_ENGINES = ("fabric", "storage_supply", "performance", "storage", "facility")
 
 
 def quick_look(spec_doc: dict, catalog_entries: dict[str, list[dict]] | None = None) -> dict:

@@ -4,11 +4,12 @@ declared graph up to reliability), so the tests feed it exactly what `evaluate` 
 from __future__ import annotations
 
 from models_engine.engines.reliability import evaluate_reliability
-from models_engine.pipeline import STEPS, EvaluationContext
+from models_engine.pipeline import STEPS, EvaluationContext, Step
 from models_engine.sites import site_slices
 from models_engine.validate import validate_design
 
-UPSTREAM = ("fabric", "performance", "storage", "facility", "regions")
+UPSTREAM = ("fabric", "storage_supply", "performance", "storage", "facility", "regions")
+RELIABILITY: Step = next(step for step in STEPS if step.name == "reliability")
 
 
 def upstream_results(doc: dict) -> tuple:
@@ -28,6 +29,6 @@ def reliability_of(doc: dict, **kwargs):
     """The typed reliability result of a design; `kwargs` replace upstream results or add
     options (monte_carlo_runs, seed, rate_overrides, ...)."""
     spec, catalog, results = upstream_results(doc)
-    inputs = {name: results[name] for name in UPSTREAM}
+    inputs = {name: results[name] for name in RELIABILITY.consumes}
     inputs.update(kwargs)
     return evaluate_reliability(spec, catalog, **inputs)

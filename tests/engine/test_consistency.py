@@ -1,5 +1,6 @@
 """Every shared quantity is identical wherever it appears: GPU count, racks, switches per tier,
-optics, checkpoint bytes, IT power, step time and time to train (performance, regions,
+optics, checkpoint bytes, storage read bandwidth (storage supply, performance I/O, storage
+read table), IT power, step time and time to train (performance, regions,
 headline, cost per run, the scaling point at the design's size), and the quick look's memory
 against the run's. Every example plus generated single- and multi-site designs."""
 
@@ -89,6 +90,27 @@ def assert_one_model(doc: dict) -> None:
         return
     # Checkpoint bytes: storage owns them; reliability and regions use the same bytes.
     assert same(reliability.checkpoint["size_bytes"], storage.checkpoint.size_bytes)
+
+    # Storage read bandwidth: storage owns it (`StorageSupply`, before performance). The
+    # step's I/O reads the largest site's data-loading figure; storage's read table and
+    # storage network at every site are the supply's own numbers.
+    supply = r["storage_supply"]
+    io = performance.io
+    assert io.site_id == fabric.primary.site_id
+    primary_supply = supply.site(io.site_id)
+    assert io.storage_read_gb_per_s == primary_supply.data_loading_gbytes_per_s
+    assert io.storage_tier == primary_supply.data_loading_tier
+    assert same(io.site_share, primary_supply.gpus / gpus)
+    assert same(io.site_data_bytes_per_step, io.data_bytes_per_step * io.site_share)
+    assert [s.site_id for s in supply.sites] == [s.site_id for s in storage.sites]
+    for site in storage.sites:
+        site_supply = supply.site(site.site_id)
+        assert site.gpus == site_supply.gpus
+        assert site.storage_network == site_supply.storage_network
+        assert [row["provided_read_gbytes_per_s"] for row in site.read["tiers"]] == [
+            tier.provided_read_gbytes_per_s for tier in site_supply.tiers
+        ]
+        assert site.read["best_tier"] == site_supply.data_loading_tier
 
     # Step time and time to train: regions owns the job's step (site step + WAN, once).
     training = regions.training

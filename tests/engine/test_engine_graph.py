@@ -18,6 +18,7 @@ ALLOWED_CALLS = {
     # The scaling sweep runs the owners themselves at other GPU counts.
     ("sweep", "performance"),
     ("sweep", "fabric"),
+    ("sweep", "storage"),  # the storage supply at each scale (`evaluate_storage_supply`)
     ("sweep", "regions"),
     # The WAN exchange time is the collectives model's ring over sites.
     ("regions", "collectives"),
@@ -83,7 +84,7 @@ def test_the_declared_graph_runs_every_consumer_after_what_it_consumes():
 
 def test_every_engine_has_a_typed_result_module():
     for step in STEPS:
-        package = "sweep" if step.name == "scaling" else step.name
+        package = {"scaling": "sweep", "storage_supply": "storage"}.get(step.name, step.name)
         assert (ENGINES / package / "result.py").exists(), package
     assert EngineResult.model_config["frozen"] is True
     assert EngineResult.model_config["extra"] == "forbid"

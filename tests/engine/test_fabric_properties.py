@@ -130,7 +130,7 @@ def test_every_example_evaluates(path: Path):
         spec,
         CATALOG,
         resolve_gpu(spec.compute, CATALOG),
-        only=("fabric", "performance", "storage", "facility"),
+        only=("fabric", "storage_supply", "performance", "storage", "facility"),
     )
     fabric, storage, facility = results["fabric"], results["storage"], results["facility"]
     for result in (fabric, storage, facility):

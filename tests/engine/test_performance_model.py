@@ -19,6 +19,7 @@ from models_engine.engines.performance.layout import Layout
 from models_engine.engines.performance.memory_fit import memory_breakdown_gib
 from models_engine.engines.performance.memory_vector import training_memory_gib
 from models_engine.engines.performance.shapes import model_shape
+from models_engine.engines.storage import evaluate_storage_supply
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import Workload, parse_design
 
@@ -32,7 +33,13 @@ def run(doc) -> dict:
     spec = parse_design(doc)
     fabric = evaluate_fabric(spec, CATALOG)
     gpu = resolve_gpu(spec.compute, CATALOG)
-    return evaluate_performance(spec, gpu, CATALOG, fabric=fabric).to_json()
+    return evaluate_performance(
+        spec,
+        gpu,
+        CATALOG,
+        fabric=fabric,
+        storage_supply=evaluate_storage_supply(spec, CATALOG, fabric=fabric),
+    ).to_json()
 
 
 def llama_8b(parallelism="auto", gpus=64, precision="bf16", batch=512, **workload):
@@ -331,3 +338,31 @@ def test_llama3_405b_on_16k_h100_lands_in_the_published_mfu_range():
     mfu = models_engine.evaluate(doc)["performance"]["mfu"]
     print(f"Llama 3 405B, 16,384 H100: model MFU {mfu:.1%} vs published 38-43 %")
     assert 0.33 <= mfu <= 0.48
+
+
+def test_io_stall_reads_the_storage_supply_of_the_largest_site():
+    """The step's I/O is the storage engine's supply: the site's share of the job's data per
+    step read at the site's data-loading bandwidth, stalling what the step does not hide."""
+    doc = json.loads((EXAMPLES[0].parent / "dgx-h100-superpod-4su.json").read_text())
+    doc["storage"]["tiers"] = doc["storage"]["tiers"][1:]  # shared tiers only
+    doc["storage"]["tiers"][0]["read_gbytes_per_s"] = 1000  # faster than the network
+    doc["fabric"]["storage_network"] = {
+        "mode": "separate",
+        "nic_speed_gbps": 25,
+        "nics_per_node": 1,
+    }
+    doc["storage"]["bytes_per_sample"] = 1e10  # a heavy sample: data loading stalls the step
+    spec = parse_design(doc)
+    fabric = evaluate_fabric(spec, CATALOG)
+    supply = evaluate_storage_supply(spec, CATALOG, fabric=fabric)
+    result = run(doc)
+    io = result["io"]
+    site = supply.site(fabric.primary.site_id)
+    assert io["site_id"] == site.site_id and io["site_share"] == 1.0
+    assert io["storage_read_gb_per_s"] == site.data_loading_gbytes_per_s
+    assert site.data_loading_gbytes_per_s == pytest.approx(127 * 25 / 8)  # network-capped
+    stall = result["breakdown_s"]["io"]
+    hidden = result["step_time_s"] - stall
+    read_s = io["site_data_bytes_per_step"] / (io["storage_read_gb_per_s"] * 1e9)
+    assert stall > 0
+    assert stall == pytest.approx(read_s - hidden)

@@ -32,6 +32,7 @@ import pytest
 from models_engine.catalog import load_catalog
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_performance
+from models_engine.engines.storage import evaluate_storage_supply
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
 
@@ -118,7 +119,13 @@ def run(doc) -> dict:
     spec = parse_design(doc)
     fabric = evaluate_fabric(spec, CATALOG)
     gpu = resolve_gpu(spec.compute, CATALOG)
-    return evaluate_performance(spec, gpu, CATALOG, fabric=fabric).to_json()
+    return evaluate_performance(
+        spec,
+        gpu,
+        CATALOG,
+        fabric=fabric,
+        storage_supply=evaluate_storage_supply(spec, CATALOG, fabric=fabric),
+    ).to_json()
 
 
 def moe_rows():

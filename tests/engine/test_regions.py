@@ -12,7 +12,7 @@ from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.regions import RegionsResult, evaluate_regions
 from models_engine.engines.regions.jurisdictions import SiteLocation, residency_verdict
-from models_engine.engines.storage import evaluate_storage
+from models_engine.engines.storage import evaluate_storage, evaluate_storage_supply
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
 from tests.conftest import EXAMPLES, example_spec
@@ -55,13 +55,14 @@ def _two_sites(*, bandwidth_gbps=400.0, strategy="hierarchical", datasets=(), **
 def _engines(spec, **kwargs) -> tuple:
     """(performance, regions) typed results: fabric -> performance -> storage -> regions."""
     fabric = evaluate_fabric(spec, CATALOG)
+    supply = evaluate_storage_supply(spec, CATALOG, fabric=fabric)
     performance = evaluate_performance(
-        spec, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric=fabric
+        spec, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric=fabric, storage_supply=supply
     )
     storage = evaluate_storage(
         spec,
         CATALOG,
-        fabric=fabric,
+        storage_supply=supply,
         tokens_per_s=performance.tokens_per_s,
         parameters=performance.model.parameters,
     )

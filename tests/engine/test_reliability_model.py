@@ -259,7 +259,7 @@ def test_storage_write_time_sets_the_checkpoint_cost():
         return evaluate_storage(
             spec,
             catalog,
-            fabric=results["fabric"],
+            storage_supply=results["storage_supply"],
             tokens_per_s=results["performance"].tokens_per_s,
             parameters=results["performance"].model.parameters,
             checkpoint_bytes=size_bytes,

@@ -15,6 +15,7 @@ from models_engine.catalog import load_catalog
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.regions import training_with_wan
+from models_engine.engines.storage import evaluate_storage_supply
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
 
@@ -70,8 +71,13 @@ def test_other_points_add_the_wan_by_the_regions_rule():
     scaled = copy.deepcopy(doc)
     scaled["compute"]["gpu_count"] *= 2
     spec = parse_design(scaled)
+    fabric = evaluate_fabric(spec, CATALOG)
     performance = evaluate_performance(
-        spec, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric=evaluate_fabric(spec, CATALOG)
+        spec,
+        resolve_gpu(spec.compute, CATALOG),
+        CATALOG,
+        fabric=fabric,
+        storage_supply=evaluate_storage_supply(spec, CATALOG, fabric=fabric),
     )
     training = training_with_wan(spec, performance)
     assert training.strategy == "hierarchical"

@@ -15,7 +15,7 @@ import pytest
 
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.engines.performance.memory_fit import total_params
-from models_engine.engines.storage import evaluate_storage
+from models_engine.engines.storage import evaluate_storage, evaluate_storage_supply
 from models_engine.spec import parse_design
 from tests.conftest import EXAMPLES
 from tests.engine.fabric_designs import CATALOG, design_doc, example_doc
@@ -32,7 +32,9 @@ def _storage(doc, *, tokens_per_s: float = TOKENS_PER_S, **kwargs) -> dict:
     result = evaluate_storage(
         spec,
         CATALOG,
-        fabric=evaluate_fabric(spec, CATALOG),
+        storage_supply=evaluate_storage_supply(
+            spec, CATALOG, fabric=evaluate_fabric(spec, CATALOG)
+        ),
         tokens_per_s=tokens_per_s,
         parameters=total_params(spec.workload),
         **kwargs,
@@ -229,3 +231,43 @@ def test_every_site_uses_its_own_fabric_and_the_checkpoint_size_convention(path)
                 own.storage_network.nic_ports * own.storage_network.nic_speed_gbps / 8
             )
     assert storage.checkpoint == storage.primary.checkpoint
+
+
+def _supply(doc):
+    spec = parse_design(doc)
+    return evaluate_storage_supply(spec, CATALOG, fabric=evaluate_fabric(spec, CATALOG)).sites[0]
+
+
+def test_supply_is_nodes_x_local_nvme_and_shared_tiers_capped_by_the_storage_network():
+    doc = example_doc("dgx-h100-superpod-4su")  # 127 nodes, 2 x 400G storage NICs each
+    supply = _supply(doc)
+    tiers = {tier.kind: tier for tier in supply.tiers}
+    assert supply.nodes == 127
+    assert supply.storage_network.gbytes_per_s == pytest.approx(127 * 2 * 400 / 8)
+    assert tiers["local-nvme"].provided_read_gbytes_per_s == pytest.approx(127 * 25)
+    assert tiers["parallel-fs"].provided_read_gbytes_per_s == pytest.approx(320)
+    assert tiers["parallel-fs"].limited_by == "tier"
+    # Data loading reads the tier that provides the most: here the local NVMe aggregate.
+    assert supply.data_loading_tier == 0
+    assert supply.data_loading_gbytes_per_s == pytest.approx(127 * 25)
+
+    # Shared tiers only, on a thin storage network: the network caps the parallel FS.
+    thin = copy.deepcopy(doc)
+    thin["storage"]["tiers"] = thin["storage"]["tiers"][1:]
+    thin["storage"]["tiers"][0]["read_gbytes_per_s"] = 1000
+    thin["fabric"]["storage_network"] = {
+        "mode": "separate",
+        "nic_speed_gbps": 25,
+        "nics_per_node": 1,
+    }
+    supply = _supply(thin)
+    network = 127 * 25 / 8
+    pfs = supply.tier(0)
+    assert pfs.provided_read_gbytes_per_s == pytest.approx(network)
+    assert pfs.limited_by == "storage network"
+    assert supply.data_loading_tier == 0
+    assert supply.data_loading_gbytes_per_s == pytest.approx(network)
+    # The full storage result reports the supply's numbers, not its own.
+    read = _storage(thin)["read"]
+    assert read["tiers"][0]["provided_read_gbytes_per_s"] == pfs.provided_read_gbytes_per_s
+    assert read["storage_network_gbytes_per_s"] == supply.storage_network.gbytes_per_s

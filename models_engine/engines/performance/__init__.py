@@ -2,10 +2,13 @@
 MFU / HFU, failure-free time to train, the collectives a step runs, `auto` parallelism, and
 the inference roofline, on the network the fabric engine built.
 
-    evaluate_performance(spec, gpu, catalog, *, fabric: FabricResult) -> PerformanceResult
+    evaluate_performance(spec, gpu, catalog, *, fabric: FabricResult,
+                         storage_supply: StorageSupply) -> PerformanceResult
 
-The step runs on the largest site's fabric (`fabric.primary.network_for_performance`); what a
-cross-site WAN exchange adds is the regions engine's, interruptions the reliability engine's.
+The step runs on the largest site's fabric (`fabric.primary.network_for_performance`) and
+reads its training data at that site's storage supply (the storage engine's `StorageSupply`);
+what a cross-site WAN exchange adds is the regions engine's, interruptions the reliability
+engine's.
 
 Modules, bottom up:
   shapes, flops            the model's shape; FLOPs and the MFU convention
@@ -33,16 +36,20 @@ from models_engine.engines.performance.training import evaluate_training
 
 if TYPE_CHECKING:
     from models_engine.engines.fabric.result import FabricResult
+    from models_engine.engines.storage.result import StorageSupply
 
 
-def evaluate_performance(spec, gpu, catalog, *, fabric: FabricResult) -> PerformanceResult:
+def evaluate_performance(
+    spec, gpu, catalog, *, fabric: FabricResult, storage_supply: StorageSupply
+) -> PerformanceResult:
     """Memory, layout, the single-site step and its breakdown, tokens/s, MFU / HFU, failure-free
     time to train, collectives, `auto` (for "auto" parallelism) and, for inference designs, the
-    inference section; on the network of `fabric.primary` (the site with the most GPUs)."""
+    inference section; on the network of `fabric.primary` (the site with the most GPUs), its
+    I/O stall read from that site's `storage_supply` (inference reads no training data)."""
     topology = topology_from_fabric(spec.compute, gpu, catalog, fabric.primary)
     if spec.workload.kind == "inference":
         return evaluate_serving(spec, gpu, topology)
-    return evaluate_training(spec, gpu, topology)
+    return evaluate_training(spec, gpu, topology, storage_supply, fabric.primary.site_id)
 
 
 __all__ = ["evaluate_memory", "evaluate_performance", "failure_free_days"]

@@ -57,11 +57,17 @@ class ModelSize(ResultPart):
 
 
 class Io(ResultPart):
-    """Training data the step reads, against what the storage tiers deliver."""
+    """Training data the step reads at the site it runs on (the largest), against what that
+    site's storage delivers: `storage_read_gb_per_s` is the storage engine's
+    `StorageSupply.site(site_id).data_loading_gbytes_per_s`, from tier `storage_tier`."""
 
-    data_bytes_per_step: float
-    data_read_needed_gb_per_s: float
+    site_id: str
+    site_share: float  # the site's GPUs / the job's GPUs
+    data_bytes_per_step: float  # the job's, over all sites
+    site_data_bytes_per_step: float  # the site's share: what the step waits on
+    data_read_needed_gb_per_s: float  # site_data_bytes_per_step / step time
     storage_read_gb_per_s: float
+    storage_tier: int
 
 
 class PerformanceResult(EngineResult):

@@ -28,10 +28,18 @@ BREAKDOWN_KEYS = (
 
 @dataclass(frozen=True)
 class StepContext:
-    """Design-level inputs besides the shape, the GPU profile and the topology."""
+    """Design-level inputs besides the shape, the GPU profile and the topology.
+
+    `data_bytes_per_step` is what the site the step runs on reads per step (its share of the
+    job's `job_data_bytes_per_step`) at `storage_read_bytes_per_s` (that site's storage supply).
+    """
 
     data_bytes_per_step: float = 0.0
     storage_read_bytes_per_s: float = float("inf")
+    job_data_bytes_per_step: float = 0.0
+    site_id: str = ""
+    site_share: float = 1.0
+    storage_tier: int | None = None
 
 
 @dataclass

@@ -16,32 +16,47 @@ from models_engine.engines.performance.memory_fit import evaluate_memory, explic
 from models_engine.engines.performance.result import PerformanceResult, failure_free_days
 from models_engine.engines.performance.shapes import model_shape
 from models_engine.engines.performance.step_model import StepContext, training_step
+from models_engine.engines.storage.result import StorageSupply
 
 
-def step_context(spec, shape) -> StepContext:
+def step_context(spec, shape, storage_supply: StorageSupply, site_id: str) -> StepContext:
+    """The step's data loading, read at the site the step runs on (`site_id`: the largest).
+
+    The job reads `data_bytes_per_step` per step over all its sites; each site reads its GPU
+    share of it from its own storage, as the storage engine feeds each site its share of the
+    job's tokens/s. The single-site step waits on that site's share read at the bandwidth the
+    site's data loading reads from (`StorageSupply`: the storage engine's figure, not
+    re-derived here)."""
     storage = spec.storage
     if storage.bytes_per_sample is not None:
-        data_bytes = storage.bytes_per_sample * shape.global_batch
+        job_bytes = storage.bytes_per_sample * shape.global_batch
     else:
-        data_bytes = storage.bytes_per_token * shape.seq_len * shape.global_batch
-    shared = [t for t in storage.tiers if t.kind != "local-nvme"]
-    nodes = spec.compute.gpu_count / spec.compute.gpus_per_node
-    if shared:
-        read = sum(t.read_gbytes_per_s for t in shared) * 1e9
-    else:
-        read = sum(t.read_gbytes_per_s for t in storage.tiers) * 1e9 * nodes
-    return StepContext(data_bytes_per_step=data_bytes, storage_read_bytes_per_s=read)
+        job_bytes = storage.bytes_per_token * shape.seq_len * shape.global_batch
+    site = storage_supply.site(site_id)
+    share = site.gpus / sum(s.gpus for s in storage_supply.sites)
+    return StepContext(
+        data_bytes_per_step=job_bytes * share,
+        storage_read_bytes_per_s=site.data_loading_gbytes_per_s * 1e9,
+        job_data_bytes_per_step=job_bytes,
+        site_id=site_id,
+        site_share=share,
+        storage_tier=site.data_loading_tier,
+    )
 
 
 def _floats(breakdown: dict, index: int = 0) -> dict:
     return {f"{key}": float(value[index]) for key, value in breakdown.items()}
 
 
-def evaluate_training(spec, gpu, topology: Topology) -> PerformanceResult:
+def evaluate_training(
+    spec, gpu, topology: Topology, storage_supply: StorageSupply, site_id: str
+) -> PerformanceResult:
+    """The training step at site `site_id` (the largest), its I/O stall read from that site's
+    `storage_supply`."""
     workload = spec.workload
     shape = model_shape(workload)
     profile = compute_profile(gpu, workload.precision)
-    context = step_context(spec, shape)
+    context = step_context(spec, shape, storage_supply, site_id)
     auto_section = None
     if workload.parallelism == "auto":
         found = auto_search.search(
@@ -112,9 +127,13 @@ def evaluate_training(spec, gpu, topology: Topology) -> PerformanceResult:
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
             "warnings": list(profile.warnings),
             "io": {
-                "data_bytes_per_step": context.data_bytes_per_step,
+                "site_id": context.site_id,
+                "site_share": context.site_share,
+                "data_bytes_per_step": context.job_data_bytes_per_step,
+                "site_data_bytes_per_step": context.data_bytes_per_step,
                 "data_read_needed_gb_per_s": context.data_bytes_per_step / step_s / 1e9,
                 "storage_read_gb_per_s": context.storage_read_bytes_per_s / 1e9,
+                "storage_tier": context.storage_tier,
             },
             "conventions": conventions(profile),
         }
@@ -132,6 +151,10 @@ def conventions(profile) -> dict:
         "(the regions engine adds the WAN, the reliability engine interruptions)",
         "step_time": "single site: m x slowest pipeline stage + (p - 1)/v x mean stage (bubble) "
         "+ exposed DP communication + optimizer + I/O stall; no WAN time",
+        "io": "the site's GPU share of the job's data per step, read at the site's "
+        "data-loading bandwidth (storage engine's StorageSupply: the tier that provides the "
+        "most, shared tiers capped by the storage network); stalls only what the step does "
+        "not hide",
         "software_stack": profile.stack.description,
         "busbw": "nccl-tests: all-reduce 2(n-1)/n x algbw; all-gather, reduce-scatter, "
         "all-to-all (n-1)/n; broadcast, send/recv 1",

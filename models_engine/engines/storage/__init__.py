@@ -1,16 +1,20 @@
 """Storage engine: data-loading bandwidth needed vs provided, cache fit, checkpoint size and
 write / read time per tier (sync vs async), retention over the horizon, and durability.
 
-    evaluate_storage(spec, catalog, *, fabric, tokens_per_s, parameters, sites=None)
+    evaluate_storage_supply(spec, catalog, *, fabric, sites=None) -> StorageSupply
+    evaluate_storage(spec, catalog, *, storage_supply, tokens_per_s, parameters, sites=None)
         -> StorageResult
-    evaluate_site_storage(site, site_fabric, catalog, *, tokens_per_s, parameters)
+    evaluate_site_storage(site, site_supply, catalog, *, tokens_per_s, parameters)
         -> SiteStorage
 
 The storage engine owns checkpoint bytes (params x 18 B; data.py gives the derivation) and the
-checkpoint write / read times: no other engine computes them. It reads the storage network
-bandwidth from the fabric engine's `SiteFabric` of each site (a separate storage network, or
-the compute NICs when converged) and the job's tokens/s and the model's parameter count
-from the performance engine.
+checkpoint write / read times, and the read bandwidth each site's storage provides: no other
+engine computes them. The supply (`StorageSupply`: per site, each tier's provided read
+bandwidth, the storage network read from the fabric engine's `SiteFabric` -- a separate storage
+network, or the compute NICs when converged -- and the figure data loading reads from) runs
+before the performance engine, which takes its I/O stall from it. The full result runs after
+performance (it needs the job's tokens/s and the model's parameter count) and reuses the
+supply's numbers.
 `checkpoint_bytes` overrides the derived size (a given figure, reported as "given").
 """
 
@@ -21,10 +25,18 @@ from models_engine.hardware import resolve_gpu
 from .checkpoint import checkpoint_block, retention_block, tier_read_gbytes_per_s
 from .data import SERVING_BYTES_PER_WEIGHT
 from .durability import durability_block
-from .result import SiteStorage, StorageResult
-from .throughput import cache_block, network_gbytes_per_s, read_block
+from .result import SiteStorage, SiteStorageSupply, StorageResult, StorageSupply
+from .supply import evaluate_storage_supply
+from .throughput import cache_block, read_block
 
-__all__ = ["SiteStorage", "StorageResult", "evaluate_site_storage", "evaluate_storage"]
+__all__ = [
+    "SiteStorage",
+    "StorageResult",
+    "StorageSupply",
+    "evaluate_site_storage",
+    "evaluate_storage",
+    "evaluate_storage_supply",
+]
 
 
 def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
@@ -33,23 +45,24 @@ def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
 
 def evaluate_site_storage(
     site,
-    site_fabric,
+    site_supply: SiteStorageSupply,
     catalog,
     *,
     tokens_per_s: float,
     parameters: float,
     checkpoint_bytes: float | None = None,
 ) -> SiteStorage:
-    """Storage of one site (`site`: a `SiteSlice`, its spec scoped to that site) on that site's
-    networks (`site_fabric`: the fabric engine's `SiteFabric`); `tokens_per_s` is the site's
+    """Storage of one site (`site`: a `SiteSlice`, its spec scoped to that site) with what that
+    site's storage provides (`site_supply`: the site's `StorageSupply`, whose tier read figures
+    and storage network are reused as they are); `tokens_per_s` is the site's
     share of the job's rate; `parameters` the model's parameter count (the performance
     engine's `model.parameters_total_b`)."""
     spec = site.spec
     gpu = resolve_gpu(spec.compute, catalog)
     compute, storage = spec.compute, spec.storage
     nodes = compute.gpu_count // compute.gpus_per_node
-    network = network_gbytes_per_s(site_fabric)
-    read = read_block(storage, spec.workload, nodes, float(tokens_per_s), network)
+    network = site_supply.storage_network.model_dump()
+    read = read_block(storage, spec.workload, site_supply, float(tokens_per_s))
     read["tokens_per_s_source"] = "performance engine"
     cache = cache_block(storage, compute, nodes)
     checkpoint = checkpoint_block(
@@ -67,7 +80,7 @@ def evaluate_site_storage(
         gpus=site.gpus,
         read=read,
         cache=cache,
-        storage_network=network,
+        storage_network=site_supply.storage_network,
         checkpoint=checkpoint,
         retention=retention,
         durability=durability_block(storage),

@@ -97,6 +97,50 @@ class StorageNetwork(ResultPart):
     shared_with_compute: bool
 
 
+class SupplyTier(ResultPart):
+    """Read bandwidth one storage tier provides at a site: local NVMe is per node, so the
+    site's nodes x the tier's figure; a shared tier (parallel-fs, object-store) is an
+    aggregate of the system, capped by the site's storage network."""
+
+    tier: int
+    kind: str
+    provided_read_gbytes_per_s: float
+    limited_by: str  # "tier" or "storage network"
+
+
+class SiteStorageSupply(ResultPart):
+    """What one site's storage can deliver to its nodes, before any job rate is known."""
+
+    site_id: str
+    site_name: str
+    gpus: int
+    nodes: int
+    storage_network: StorageNetwork
+    tiers: list[SupplyTier]
+    # The tier training data is loaded from: the tier that provides the most read bandwidth
+    # at this site (local NVMe aggregate or a shared tier behind the storage network).
+    data_loading_tier: int
+    data_loading_gbytes_per_s: float
+
+    def tier(self, index: int) -> SupplyTier:
+        return next(t for t in self.tiers if t.tier == index)
+
+
+class StorageSupply(EngineResult):
+    """Read bandwidth each site's storage provides, per tier, and the figure data loading
+    reads from. Produced before the performance engine (it needs only the fabric), consumed by
+    performance (the step's I/O stall) and by the full storage result (the same numbers)."""
+
+    sites: list[SiteStorageSupply]
+    rule: str
+
+    def site(self, site_id: str) -> SiteStorageSupply:
+        for site in self.sites:
+            if site.site_id == site_id:
+                return site
+        raise KeyError(f"storage supply has no site {site_id!r}")
+
+
 class SiteStorage(EngineResult):
     site_id: str
     site_name: str

@@ -38,32 +38,51 @@ def network_gbytes_per_s(site_fabric) -> dict:
     return {"mode": "separate", "gbytes_per_s": gbit / 8.0, "shared_with_compute": False}
 
 
-def read_block(storage, workload, nodes: int, tokens_per_s: float, network: dict) -> dict:
-    needed, basis = read_need_gbytes_per_s(storage, workload, tokens_per_s)
+def supply_tiers(storage, nodes: int, network: dict) -> list[dict]:
+    """Read bandwidth each tier provides at a site of `nodes` nodes, GB/s: local NVMe is per
+    node (x nodes); a shared tier is the system's aggregate, capped by the storage network."""
     tiers = []
     for index, tier in enumerate(storage.tiers):
         provided = tier_aggregate(tier, nodes, "read_gbytes_per_s")
-        if tier.kind != "local-nvme":
-            provided = min(provided, network["gbytes_per_s"])
+        limited_by = "tier"
+        if tier.kind != "local-nvme" and network["gbytes_per_s"] < provided:
+            provided, limited_by = network["gbytes_per_s"], "storage network"
         tiers.append(
             {
                 "tier": index,
                 "kind": tier.kind,
                 "provided_read_gbytes_per_s": provided,
-                "headroom_ratio": provided / needed if needed else None,
-                "sufficient": provided >= needed,
+                "limited_by": limited_by,
             }
         )
-    best = max(tiers, key=lambda row: row["provided_read_gbytes_per_s"])
+    return tiers
+
+
+def read_block(storage, workload, site_supply, tokens_per_s: float) -> dict:
+    """Read bandwidth needed at the site against what each tier provides there: the provided
+    figures are the site's `StorageSupply` (never recomputed here)."""
+    needed, basis = read_need_gbytes_per_s(storage, workload, tokens_per_s)
+    tiers = [
+        {
+            "tier": tier.tier,
+            "kind": tier.kind,
+            "provided_read_gbytes_per_s": tier.provided_read_gbytes_per_s,
+            "headroom_ratio": tier.provided_read_gbytes_per_s / needed if needed else None,
+            "sufficient": tier.provided_read_gbytes_per_s >= needed,
+        }
+        for tier in site_supply.tiers
+    ]
+    best = site_supply.tier(site_supply.data_loading_tier)
+    nodes = site_supply.nodes
     return {
         "needed_gbytes_per_s": needed,
         "needed_gbytes_per_s_per_node": needed / nodes if nodes else 0.0,
         "basis": basis,
         "tokens_per_s": tokens_per_s,
         "tiers": tiers,
-        "storage_network_gbytes_per_s": network["gbytes_per_s"],
-        "best_tier": best["tier"],
-        "headroom_ratio": best["headroom_ratio"],
+        "storage_network_gbytes_per_s": site_supply.storage_network.gbytes_per_s,
+        "best_tier": site_supply.data_loading_tier,
+        "headroom_ratio": best.provided_read_gbytes_per_s / needed if needed else None,
     }
 
 

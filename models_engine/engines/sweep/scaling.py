@@ -8,8 +8,10 @@ no longer divides over the replicas is reported as skipped, with the reason.
 
 Every point is the job's step with the WAN, failure-free: the point at the design's size is
 the design's own result (`regions.training`); every other point runs the fabric engine (its
-sites keep their shares of the GPUs), the performance engine on that fabric and the regions
-engine's WAN-added rule (`training_with_wan`) at that size. Nothing is re-derived here.
+sites keep their shares of the GPUs), the storage engine's supply on that fabric
+(`evaluate_storage_supply`: what each site's storage provides at that size), the performance
+engine on both and the regions engine's WAN-added rule (`training_with_wan`) at that size.
+Nothing is re-derived here.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions import training_with_wan
 from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.storage import evaluate_storage_supply
 from models_engine.spec import SpecValidationError, design_to_dict, parse_design
 
 from .result import ScalingPoint, ScalingResult
@@ -69,7 +72,10 @@ def scaling_curve(
         try:
             variant = parse_design(_scaled_doc(doc, factor))
             fabric = evaluate_fabric(variant, catalog)
-            result = evaluate_performance(variant, gpu, catalog, fabric=fabric)
+            supply = evaluate_storage_supply(variant, catalog, fabric=fabric)
+            result = evaluate_performance(
+                variant, gpu, catalog, fabric=fabric, storage_supply=supply
+            )
         except ValueError as exc:  # SpecValidationError is one; so is "no layout fits"
             reason = exc.errors[0]["message"] if isinstance(exc, SpecValidationError) else str(exc)
             skipped.append({"scale": factor, "reason": reason})
