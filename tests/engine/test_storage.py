@@ -271,3 +271,16 @@ def test_supply_is_nodes_x_local_nvme_and_shared_tiers_capped_by_the_storage_net
     read = _storage(thin)["read"]
     assert read["tiers"][0]["provided_read_gbytes_per_s"] == pfs.provided_read_gbytes_per_s
     assert read["storage_network_gbytes_per_s"] == supply.storage_network.gbytes_per_s
+
+
+def test_data_loading_reads_local_nvme_only_when_each_nodes_shard_fits_on_it():
+    doc = example_doc("dgx-h100-superpod-4su")  # 127 nodes, 30.72 TB NVMe each
+    # 127 x 30.72 TB = 3,901 TB of NVMe: a 5,000 TB dataset's shard (39.4 TB) does not fit.
+    doc["storage"]["dataset_size_tb"] = 5000
+    supply = _supply(doc)
+    assert supply.tier(0).kind == "local-nvme"
+    assert supply.data_loading_tier == 1  # the parallel FS, although NVMe reads faster
+    assert supply.data_loading_gbytes_per_s == pytest.approx(320)
+    # A shard that fits (3,000 TB / 127 = 23.6 TB) is read from the local NVMe.
+    doc["storage"]["dataset_size_tb"] = 3000
+    assert _supply(doc).data_loading_tier == 0

@@ -6,9 +6,10 @@ so it runs before the performance engine, which takes its I/O stall from it; the
 result (after performance) reuses these numbers for its read table and storage network.
 
 Rule for data loading: the loader reads from the tier that provides the most read bandwidth at
-the site (the storage engine's `best_tier`): the local NVMe aggregate (nodes x the per-node
-figure, every node reading its own shard) or a shared tier (its aggregate, capped by the
-site's storage network). A design with no shared tier reads its local NVMe.
+the site (the storage engine's `best_tier`) among the tiers that can hold the data it reads:
+the local NVMe aggregate (nodes x the per-node figure) only when each node's shard of the
+dataset (dataset / nodes) fits on its local NVMe, else a shared tier (its aggregate, capped by
+the site's storage network). A design with no shared tier reads its local NVMe.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from .throughput import network_gbytes_per_s, supply_tiers
 
 RULE = (
     "per site: local NVMe = nodes x per-node read; shared tiers = the tier's aggregate capped "
-    "by the site's storage network; data loading reads the tier that provides the most"
+    "by the site's storage network; data loading reads the tier that provides the most among "
+    "those that hold the data (local NVMe only when each node's dataset shard fits on it)"
 )
 
 
@@ -32,7 +34,10 @@ def evaluate_site_storage_supply(site: SiteSlice, site_fabric) -> SiteStorageSup
     nodes = compute.gpu_count // compute.gpus_per_node
     network = network_gbytes_per_s(site_fabric)
     tiers = [SupplyTier(**row) for row in supply_tiers(site.spec.storage, nodes, network)]
-    best = max(tiers, key=lambda tier: tier.provided_read_gbytes_per_s)
+    best = max(
+        _tiers_holding_the_data(site.spec.storage, tiers, nodes),
+        key=lambda tier: tier.provided_read_gbytes_per_s,
+    )
     return SiteStorageSupply(
         site_id=site.site_id,
         site_name=site.site_name,
@@ -56,3 +61,15 @@ def evaluate_storage_supply(
         sites=[evaluate_site_storage_supply(site, fabric.site(site.site_id)) for site in sites],
         rule=RULE,
     )
+
+
+def _tiers_holding_the_data(storage, tiers: list[SupplyTier], nodes: int) -> list[SupplyTier]:
+    """Tiers the loader can read the training data from: every shared tier, and the local
+    NVMe when each node's shard of the dataset fits on it (or when there is nothing else)."""
+    shard_tb = storage.dataset_size_tb / max(1, nodes)
+    holding = [
+        tier
+        for tier, spec_tier in zip(tiers, storage.tiers, strict=True)
+        if spec_tier.kind != "local-nvme" or shard_tb <= spec_tier.capacity_tb
+    ]
+    return holding or tiers
