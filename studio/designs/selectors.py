@@ -25,3 +25,8 @@ def revisions_visible_to(user) -> QuerySet[DesignRevision]:
     return DesignRevision.objects.filter(
         design__project__team__memberships__user=user
     ).select_related("design", "design__project")
+
+
+def live_accepted_risks(design: Design) -> list[dict]:
+    """The design's accepted security risks not revoked, as the engine reads them."""
+    return [r.as_engine_input() for r in design.accepted_risks.filter(revoked_at__isnull=True)]

@@ -17,7 +17,10 @@ def test_slice_through_the_html_pages(client, team_a, django_capture_on_commit_c
     response = client.post("/", {"team": alpha.pk, "name": "Cluster 2027", "description": ""})
     assert response.status_code == 302
     project_url = response.url
-    response = client.post(project_url, {"example": "h100-256-onprem-starter", "name": "Starter"})
+    response = client.post(
+        f"{project_url}designs/from-example/",
+        {"example": "h100-256-onprem-starter", "name": "Starter"},
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     design_url = response.url
     assert "Evaluate" in client.get(design_url).content.decode()
