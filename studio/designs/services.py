@@ -258,16 +258,3 @@ def risk_accept(
         },
     )
     return risk
-
-
-@transaction.atomic
-def risk_revoke(*, actor, risk: AcceptedRisk) -> None:
-    risk.revoked_at = timezone.now()
-    risk.save(update_fields=["revoked_at"])
-    audit_record(
-        actor=actor,
-        team=risk.design.project.team,
-        action="risk.revoke",
-        target=risk,
-        data={"check_id": risk.check_id},
-    )
