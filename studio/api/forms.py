@@ -46,3 +46,7 @@ class TokenCreateForm(forms.Form):
         ):
             self.add_error("write_enabled", "You have no editor role in any team.")
         return data
+
+
+class TokenRevokeForm(forms.Form):
+    revoke = forms.IntegerField(min_value=1)

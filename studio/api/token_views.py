@@ -9,15 +9,17 @@ from django.shortcuts import redirect, render
 
 from studio.accounts.models import ApiToken, TokenKind
 from studio.accounts.tokens import token_create, token_revoke
-from studio.api.forms import TokenCreateForm
+from studio.api.forms import TokenCreateForm, TokenRevokeForm
 from studio.designs.selectors import projects_visible_to
 
 
 @login_required
 def tokens_page(request):
     projects = projects_visible_to(request.user)
-    if request.method == "POST" and request.POST.get("revoke"):
-        token = ApiToken.objects.filter(user=request.user, pk=request.POST["revoke"]).first()
+    if request.method == "POST" and "revoke" in request.POST:
+        revoke = TokenRevokeForm(request.POST)
+        pk = revoke.cleaned_data["revoke"] if revoke.is_valid() else None
+        token = ApiToken.objects.filter(user=request.user, pk=pk).first() if pk else None
         if token is not None:
             token_revoke(actor=request.user, token=token)
             messages.success(request, f"Revoked “{token.name}”.")
