@@ -3,38 +3,59 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from studio.accounts import team_views
-from studio.accounts import views as account_views
+from studio.api import token_views
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
-from studio.designs import views as design_views
+from studio.designs import views as project_views
 from studio.reports import export_views
 from studio.reports import views as report_views
+from studio.runs import design_views, risk_views
 from studio.runs import views as run_views
 
 urlpatterns = [
-    path("", design_views.project_list, name="project-list"),
+    path("", project_views.project_list, name="project-list"),
     path("projects/<int:pk>/", design_views.ProjectDetailView.as_view(), name="project-detail"),
+    path(
+        "projects/<int:pk>/designs/from-example/",
+        project_views.DesignFromExampleView.as_view(),
+        name="design-create-example",
+    ),
+    path(
+        "projects/<int:pk>/designs/from-system/",
+        project_views.DesignFromSystemView.as_view(),
+        name="design-create-system",
+    ),
+    path(
+        "projects/<int:pk>/designs/blank/",
+        project_views.DesignBlankView.as_view(),
+        name="design-create-blank",
+    ),
+    path(
+        "projects/<int:pk>/designs/import/",
+        project_views.DesignImportView.as_view(),
+        name="design-create-import",
+    ),
     path(
         "projects/<int:pk>/history/",
         audit_views.ProjectHistoryView.as_view(),
         name="project-history",
     ),
     path("designs/<int:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
-    path("designs/<int:pk>/diff/", history_views.RevisionDiffView.as_view(), name="design-diff"),
+    path("designs/<int:pk>/diff/", design_views.RevisionDiffView.as_view(), name="design-diff"),
     path(
         "designs/<int:pk>/revert/", history_views.DesignRevertView.as_view(), name="design-revert"
     ),
     path(
         "designs/<int:pk>/risks/accept/",
-        history_views.DesignAcceptRiskView.as_view(),
+        risk_views.DesignAcceptRiskView.as_view(),
         name="design-accept-risk",
     ),
     path("designs/<int:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
     path(
         "designs/<int:pk>/spec.json",
-        design_views.DesignSpecJsonView.as_view(),
+        project_views.DesignSpecJsonView.as_view(),
         name="design-spec-json",
     ),
     path("designs/<int:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),
@@ -60,7 +81,7 @@ urlpatterns = [
         export_views.run_table_export,
         name="export-run-table",
     ),
-    path("account/tokens/", account_views.tokens_page, name="tokens"),
+    path("account/tokens/", token_views.tokens_page, name="tokens"),
     path("teams/", team_views.team_list, name="teams"),
     path("teams/<int:pk>/", team_views.team_detail, name="team-detail"),
     path("compare/", report_views.compare, name="compare"),

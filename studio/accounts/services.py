@@ -6,11 +6,18 @@ from django.utils.text import slugify
 
 from studio.accounts.models import Membership, Role, Team
 from studio.core.audit import audit_record
+from studio.core.errors import DomainError, NameTaken, unique_name
+
+
+class TeamNameTaken(NameTaken):
+    def __init__(self, name: str = ""):
+        super().__init__(f"A team named “{name}” already exists.")
 
 
 @transaction.atomic
 def team_create(*, actor, name: str) -> Team:
-    team = Team.objects.create(name=name, slug=slugify(name)[:120] or "team")
+    with unique_name(TeamNameTaken(name)):
+        team = Team.objects.create(name=name, slug=slugify(name)[:120] or "team")
     Membership.objects.create(team=team, user=actor, role=Role.OWNER)
     audit_record(actor=actor, team=team, action="team.create", target=team)
     return team
@@ -27,7 +34,7 @@ def membership_set(*, actor, team: Team, user, role: Role) -> Membership:
     return membership
 
 
-class MembershipChangeRefused(ValueError):
+class MembershipChangeRefused(DomainError):
     pass
 
 

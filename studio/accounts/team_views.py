@@ -1,13 +1,12 @@
 """Teams: members and roles. Owners manage membership; every member sees who is in."""
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError
 from django.http import Http404
 from django.shortcuts import redirect, render
 
 from studio.accounts import services
+from studio.accounts.forms import MembershipForm, TeamCreateForm
 from studio.accounts.models import Role
 from studio.accounts.selectors import membership_of, teams_of
 
@@ -15,14 +14,14 @@ from studio.accounts.selectors import membership_of, teams_of
 @login_required
 def team_list(request):
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()
-        if not name:
-            messages.error(request, "A team needs a name.")
+        form = TeamCreateForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, form.errors["name"][0])
         else:
             try:
-                team = services.team_create(actor=request.user, name=name)
-            except IntegrityError:
-                messages.error(request, f"A team named “{name}” already exists.")
+                team = services.team_create(actor=request.user, name=form.cleaned_data["name"])
+            except services.TeamNameTaken as exc:
+                messages.error(request, str(exc))
             else:
                 return redirect("team-detail", pk=team.pk)
     teams = teams_of(request.user).prefetch_related("memberships__user")
@@ -54,24 +53,22 @@ def team_detail(request, pk: int):
 
 
 def _change_membership(request, team) -> None:
-    username = request.POST.get("username", "").strip()
-    user = get_user_model().objects.filter(username=username, is_active=True).first()
-    if user is None:
-        messages.error(request, f"No active user “{username}”.")
+    form = MembershipForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            messages.error(request, errors[0])
         return
-    action = request.POST.get("action", "set")
-    role = request.POST.get("role", Role.VIEWER)
+    user, username = form.cleaned_data["user"], form.cleaned_data["username"]
+    role = form.cleaned_data["role"]
     try:
-        if action == "remove":
+        if form.cleaned_data["action"] == "remove":
             services.membership_remove(actor=request.user, team=team, user=user)
             messages.success(request, f"Removed {username}.")
-        elif role in Role.values:
-            if membership_of(user, team.pk):
-                services.membership_change_role(
-                    actor=request.user, team=team, user=user, role=Role(role)
-                )
-            else:
-                services.membership_set(actor=request.user, team=team, user=user, role=Role(role))
+        elif membership_of(user, team.pk):
+            services.membership_change_role(actor=request.user, team=team, user=user, role=role)
+            messages.success(request, f"{username} is now {role}.")
+        else:
+            services.membership_set(actor=request.user, team=team, user=user, role=role)
             messages.success(request, f"{username} is now {role}.")
     except services.MembershipChangeRefused as exc:
         messages.error(request, str(exc))

@@ -84,3 +84,24 @@ def token_lookup(key: str, kind: str) -> ApiToken | None:
     if token is not None:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
     return token
+
+
+BEARER_KEYWORDS = ("bearer", "token")
+
+
+class TokenHeaderInvalid(ValueError):
+    pass
+
+
+def bearer_token(authorization: str) -> ApiToken | None:
+    """The live API token of an `Authorization: Bearer cs_api_...` (or `Token ...`) header;
+    None without such a header; TokenHeaderInvalid for a malformed, unknown or dead one."""
+    header = authorization.split()
+    if not header or header[0].lower() not in BEARER_KEYWORDS:
+        return None
+    if len(header) != 2:
+        raise TokenHeaderInvalid("Give one token after the keyword.")
+    token = token_lookup(header[1], TokenKind.API)
+    if token is None:
+        raise TokenHeaderInvalid("Unknown, expired or revoked token.")
+    return token

@@ -3,23 +3,19 @@
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from studio.accounts.models import TokenKind
-from studio.accounts.tokens import token_lookup
+from studio.accounts.tokens import BEARER_KEYWORDS, TokenHeaderInvalid, bearer_token
 
 
 class HashedTokenAuthentication(authentication.BaseAuthentication):
-    keywords = ("bearer", "token")
+    keywords = BEARER_KEYWORDS
 
     def authenticate(self, request):
-        header = authentication.get_authorization_header(request).decode(errors="ignore").split()
-        if not header or header[0].lower() not in self.keywords:
-            return None
-        if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Give one token after the keyword.")
-        token = token_lookup(header[1], TokenKind.API)
-        if token is None:
-            raise exceptions.AuthenticationFailed("Unknown, expired or revoked token.")
-        return token.user, token
+        header = authentication.get_authorization_header(request).decode(errors="ignore")
+        try:
+            token = bearer_token(header)
+        except TokenHeaderInvalid as exc:
+            raise exceptions.AuthenticationFailed(str(exc)) from exc
+        return (token.user, token) if token is not None else None
 
     def authenticate_header(self, request):
         return 'Bearer realm="api"'

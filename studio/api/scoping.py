@@ -7,8 +7,8 @@ from rest_framework import viewsets
 from rest_framework.exceptions import PermissionDenied
 
 from studio.accounts.models import Role
+from studio.accounts.scoping import ScopingError
 from studio.accounts.selectors import user_has_role
-from studio.core.scoping import ScopingError
 
 
 class TeamScopedViewSet(viewsets.GenericViewSet):

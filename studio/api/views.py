@@ -1,6 +1,5 @@
 """REST endpoints: thin viewsets over the services, scoped by team membership."""
 
-from django.db import IntegrityError
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -9,8 +8,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from models_engine.catalog import load_catalog
-from models_engine.spec import design_json_schema, spec_diff
+from models_engine import design_json_schema, load_catalog, spec_diff
 from studio.accounts.selectors import teams_of
 from studio.api import serializers as s
 from studio.api.scoping import TeamScopedViewSet
@@ -50,10 +48,8 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScope
                 name=serializer.validated_data["name"],
                 description=serializer.validated_data.get("description", ""),
             )
-        except IntegrityError as exc:
-            raise ValidationError(
-                {"name": ["This team already has a project with that name."]}
-            ) from exc
+        except design_services.ProjectNameTaken as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
         return Response(s.ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
 
 
@@ -82,10 +78,8 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             )
         except design_services.DesignSpecInvalid as exc:
             raise ValidationError(_field_errors(exc)) from exc
-        except IntegrityError as exc:
-            raise ValidationError(
-                {"name": ["This project already has a design with that name."]}
-            ) from exc
+        except design_services.DesignNameTaken as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
         return Response(s.DesignSerializer(design).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["get"], request=None, responses=s.DesignRevisionSerializer(many=True))

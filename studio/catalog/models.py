@@ -4,7 +4,7 @@ catalog models and added to the built-in catalog when the team's designs are eva
 from django.conf import settings
 from django.db import models
 
-from models_engine.catalog import KINDS
+from models_engine import KINDS
 
 KIND_CHOICES = [(kind, kind.replace("_", " ")) for kind in KINDS]
 

@@ -1,7 +1,7 @@
 """How catalog entries are shown in tables: which figures, in which order, with units. Only
 presentation: the figures themselves come from the engine's catalog."""
 
-from models_engine.catalog import Catalog
+from models_engine import Catalog
 
 # Key figures per kind (field name, column title with unit).
 KEY_FIGURES: dict[str, list[tuple[str, str]]] = {

@@ -2,8 +2,7 @@
 
 from django.db.models import QuerySet
 
-from models_engine.catalog import Catalog
-from models_engine.validate import catalog_with
+from models_engine import Catalog, catalog_with
 from studio.catalog.models import TeamCatalogEntry
 
 

@@ -5,14 +5,14 @@ import re
 from django.db import transaction
 from pydantic import ValidationError as PydanticValidationError
 
-from models_engine.catalog import KINDS, CatalogError, load_catalog
-from models_engine.price_overrides import entry_with_price, priced_entry
+from models_engine import KINDS, CatalogError, entry_with_price, load_catalog, priced_entry
 from studio.catalog.models import TeamCatalogEntry
 from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
+from studio.core.errors import DomainError
 
 
-class CatalogEntryInvalid(ValueError):
+class CatalogEntryInvalid(DomainError):
     """`errors` is {field path: [messages]}, ready for a form or an HTTP 400."""
 
     def __init__(self, errors: dict[str, list[str]]):

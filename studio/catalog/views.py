@@ -1,16 +1,15 @@
 """The catalog page: built-in hardware with sources, plus a team's own entries."""
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from models_engine.catalog import KINDS
+from models_engine import KINDS
 from studio.accounts.models import Role
 from studio.accounts.selectors import teams_of, user_has_role
 from studio.catalog import services
+from studio.catalog.forms import CatalogEntryForm, PriceOverrideForm
 from studio.catalog.presentation import catalog_tables
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
 
@@ -26,21 +25,6 @@ def _team_from_request(request):
     return teams.first(), teams
 
 
-def _negotiated_price(user, team, submitted: dict) -> None:
-    try:
-        price = float(submitted["unit_price_usd"])
-    except ValueError as exc:
-        raise services.CatalogEntryInvalid({"unit_price_usd": ["a number, in USD"]}) from exc
-    services.team_price_override(
-        actor=user,
-        team=team,
-        catalog_id=submitted["catalog_id"].strip(),
-        unit_price_usd=price,
-        quote=submitted["quote"],
-        quote_date=submitted["quote_date"],
-    )
-
-
 @login_required
 def catalog_page(request):
     team, teams = _team_from_request(request)
@@ -49,20 +33,9 @@ def catalog_page(request):
         if team is None or not user_has_role(request.user, team.pk, Role.EDITOR):
             raise PermissionDenied("Adding catalog entries needs the editor role in the team.")
         fields = ("form", "kind", "data", "catalog_id", "unit_price_usd", "quote", "quote_date")
-        submitted = {key: request.POST.get(key, "") for key in fields}
-        try:
-            if submitted["form"] == "price":
-                _negotiated_price(request.user, team, submitted)
-            else:
-                data = json.loads(submitted["data"])
-                services.team_entry_create(
-                    actor=request.user, team=team, kind=submitted["kind"], data=data
-                )
-        except json.JSONDecodeError as exc:
-            errors = {"data": [f"not valid JSON: {exc}"]}
-        except services.CatalogEntryInvalid as exc:
-            errors = exc.errors
-        else:
+        submitted = {key: request.POST.get(key, "") for key in fields}  # shown back as typed
+        errors = _save_catalog_form(request, team, submitted["form"])
+        if not errors:
             return redirect(f"{request.path}?team={team.pk}")
     entries = team_entries_visible_to(request.user).filter(team=team) if team else []
     team_ids: dict[str, set[str]] = {}
@@ -81,3 +54,19 @@ def catalog_page(request):
             "submitted": submitted,
         },
     )
+
+
+def _save_catalog_form(request, team, which: str) -> dict:
+    """Save the posted price or entry; {field: [messages]} when refused."""
+    form_class = PriceOverrideForm if which == "price" else CatalogEntryForm
+    form = form_class(request.POST)
+    if not form.is_valid():
+        return form.errors
+    try:
+        if which == "price":
+            services.team_price_override(actor=request.user, team=team, **form.cleaned_data)
+        else:
+            services.team_entry_create(actor=request.user, team=team, **form.cleaned_data)
+    except services.CatalogEntryInvalid as exc:
+        return exc.errors
+    return {}

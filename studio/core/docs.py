@@ -5,7 +5,7 @@ from itertools import groupby
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from models_engine.spec import SPEC_VERSION, field_docs
+from models_engine import SPEC_VERSION, field_docs
 
 
 def _bounds_text(bounds: dict) -> str:

@@ -2,7 +2,7 @@
 
 from django.views.generic import DetailView
 
-from studio.core.scoping import TeamScopedObjectMixin
+from studio.accounts.scoping import TeamScopedObjectMixin
 from studio.designs.selectors import projects_visible_to
 
 

@@ -4,11 +4,12 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.generic import DetailView
 
-from models_engine.quick_look import quick_look
+import models_engine
 from studio.accounts.models import Role
+from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
+from studio.accounts.selectors import user_has_role
 from studio.catalog.presentation import entry_summary
 from studio.catalog.selectors import team_catalog, team_catalog_entries
-from studio.core.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.editor.codec import form_to_spec, list_add, list_remove, spec_to_form
 from studio.designs.editor.layout import (
@@ -25,7 +26,7 @@ CONTROL_FIELDS = {"csrfmiddlewaretoken", "__action__", "message"}
 
 def look_for(form: dict[str, str], team_id: int) -> dict:
     """The engine's quick look of the form, each error carrying the id of its input."""
-    look = quick_look(form_to_spec(form), team_catalog_entries(team_id))
+    look = models_engine.quick_look(form_to_spec(form), team_catalog_entries(team_id))
     for error in look["errors"]:
         error["dom_id"] = dom_id(error["path"]) if error["path"] else "editor-form"
     return look
@@ -88,8 +89,6 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
         return render(self.request, template, context, status=status)
 
     def _can_edit(self) -> bool:
-        from studio.accounts.selectors import user_has_role
-
         return user_has_role(self.request.user, self.object.project.team_id, Role.EDITOR)
 
     def get(self, request, *args, **kwargs):

@@ -1,6 +1,7 @@
 from django import forms
 
 from studio.accounts.models import Role, Team
+from studio.catalog.selectors import team_catalog
 from studio.designs.examples import list_examples
 
 
@@ -52,3 +53,32 @@ class DesignFromSystemForm(forms.Form):
         self.fields["system"].choices = [
             (s.id, f"{s.name} ({s.gpus_per_system} GPUs)") for s in systems
         ]
+
+
+def design_create_forms(project, data=None, files=None) -> dict:
+    """The four ways to create a design, as (unbound) forms: the project page shows them."""
+    systems = team_catalog(project.team_id).systems.values()
+    return {
+        "example_form": DesignFromExampleForm(data),
+        "system_form": DesignFromSystemForm(data, prefix="system", systems=systems),
+        "blank_form": DesignBlankForm(data, prefix="blank"),
+        "import_form": DesignImportForm(data, files, prefix="import"),
+    }
+
+
+class DesignRevertForm(forms.Form):
+    revision = forms.IntegerField(min_value=1)
+
+    def __init__(self, *args, design, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.design = design
+
+    def clean_revision(self):
+        revision = self.design.revisions.filter(number=self.cleaned_data["revision"]).first()
+        if revision is None:
+            raise forms.ValidationError("No such revision")
+        return revision
+
+
+class DesignCloneForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)

@@ -2,7 +2,7 @@
 
 from django.db.models import QuerySet
 
-from studio.designs.models import Design, DesignRevision, Project
+from studio.designs.models import Design, Project
 
 
 def projects_visible_to(user) -> QuerySet[Project]:
@@ -19,9 +19,6 @@ def designs_visible_to(user) -> QuerySet[Design]:
     )
 
 
-def revisions_visible_to(user) -> QuerySet[DesignRevision]:
-    if not user.is_authenticated:
-        return DesignRevision.objects.none()
-    return DesignRevision.objects.filter(
-        design__project__team__memberships__user=user
-    ).select_related("design", "design__project")
+def live_accepted_risks(design: Design) -> list[dict]:
+    """The design's accepted security risks not revoked, as the engine reads them."""
+    return [r.as_engine_input() for r in design.accepted_risks.filter(revoked_at__isnull=True)]

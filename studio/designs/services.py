@@ -4,10 +4,19 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from models_engine.spec import SpecValidationError, design_to_dict, spec_hash
-from models_engine.validate import validate_design
-from studio.catalog.selectors import team_catalog_entries
+from models_engine import (
+    SpecValidationError,
+    design_to_dict,
+    load_security_rules,
+    spec_from_system,
+    spec_hash,
+    validate_design,
+)
+from studio.catalog.selectors import team_catalog, team_catalog_entries
 from studio.core.audit import audit_record
+from studio.core.errors import DomainError, NameTaken, unique_name
+from studio.designs.examples import get_example
+from studio.designs.importing import spec_from_upload
 from studio.designs.models import AcceptedRisk, Design, DesignDraft, DesignRevision, Project
 
 
@@ -17,6 +26,16 @@ class DesignSpecInvalid(ValidationError):
     def __init__(self, errors: list[dict]):
         self.errors = errors
         super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+
+
+class ProjectNameTaken(NameTaken):
+    def __init__(self, name: str = ""):
+        super().__init__("This team already has a project with that name.")
+
+
+class DesignNameTaken(NameTaken):
+    def __init__(self, name: str = ""):
+        super().__init__(f"This project already has a design named “{name}”.")
 
 
 def validated_spec(spec: dict, *, team_id: int) -> tuple[dict, str]:
@@ -32,9 +51,10 @@ def validated_spec(spec: dict, *, team_id: int) -> tuple[dict, str]:
 
 @transaction.atomic
 def project_create(*, actor, team, name: str, description: str = "") -> Project:
-    project = Project.objects.create(
-        team=team, name=name, description=description, created_by=actor
-    )
+    with unique_name(ProjectNameTaken(name)):
+        project = Project.objects.create(
+            team=team, name=name, description=description, created_by=actor
+        )
     audit_record(actor=actor, team=team, action="project.create", target=project)
     return project
 
@@ -42,7 +62,7 @@ def project_create(*, actor, team, name: str, description: str = "") -> Project:
 @transaction.atomic
 def design_create(*, actor, project: Project, name: str, spec: dict, message: str) -> Design:
     canonical, digest = validated_spec(spec, team_id=project.team_id)
-    design = Design.objects.create(project=project, name=name, created_by=actor)
+    design = _design_insert(actor=actor, project=project, name=name)
     _revision_insert(actor=actor, design=design, spec=canonical, digest=digest, message=message)
     audit_record(actor=actor, team=project.team, action="design.create", target=design)
     return design
@@ -59,6 +79,54 @@ def design_revision_create(*, actor, design: Design, spec: dict, message: str) -
     return _revision_insert(
         actor=actor, design=design, spec=canonical, digest=digest, message=message
     )
+
+
+def design_create_from_example(*, actor, project: Project, name: str, slug: str) -> Design:
+    example = get_example(slug)
+    if example is None:
+        raise DesignSpecInvalid([{"path": "", "message": f"no example {slug!r}"}])
+    return design_create(
+        actor=actor,
+        project=project,
+        name=name,
+        spec=example.spec,
+        message=f"Created from example {example.slug}",
+    )
+
+
+def design_create_from_system(
+    *, actor, project: Project, name: str, system_id: str, systems: int
+) -> Design:
+    """A design of `systems` catalog systems (servers or racks) of the team's catalog."""
+    try:
+        spec = spec_from_system(team_catalog(project.team_id), system_id, systems, name)
+    except SpecValidationError as exc:
+        raise DesignSpecInvalid(exc.errors) from exc
+    return design_create(
+        actor=actor,
+        project=project,
+        name=name,
+        spec=spec,
+        message=f"Created from catalog system {system_id} x {systems}",
+    )
+
+
+def design_create_from_upload(
+    *, actor, project: Project, name: str, filename: str, content: bytes
+) -> Design:
+    """A design from an uploaded JSON / CSV / XLSX spec (ImportFileInvalid: unreadable)."""
+    return design_create(
+        actor=actor,
+        project=project,
+        name=name,
+        spec=spec_from_upload(filename, content),
+        message=f"Imported from {filename}",
+    )
+
+
+def _design_insert(*, actor, project: Project, name: str) -> Design:
+    with unique_name(DesignNameTaken(name)):
+        return Design.objects.create(project=project, name=name, created_by=actor)
 
 
 def _revision_insert(
@@ -86,7 +154,7 @@ def _revision_insert(
 @transaction.atomic
 def design_create_blank(*, actor, project: Project, name: str) -> Design:
     """A design with no revision yet: the editor's first save creates revision 1."""
-    design = Design.objects.create(project=project, name=name, created_by=actor)
+    design = _design_insert(actor=actor, project=project, name=name)
     audit_record(
         actor=actor, team=project.team, action="design.create", target=design, data={"blank": True}
     )
@@ -96,7 +164,7 @@ def design_create_blank(*, actor, project: Project, name: str) -> Design:
 @transaction.atomic
 def design_clone(*, actor, design: Design, name: str) -> Design:
     source = design.latest_revision
-    clone = Design.objects.create(project=design.project, name=name, created_by=actor)
+    clone = _design_insert(actor=actor, project=design.project, name=name)
     if source is not None:
         _revision_insert(
             actor=actor,
@@ -138,17 +206,15 @@ def draft_discard(*, actor, design: Design) -> None:
     DesignDraft.objects.filter(design=design, user=actor).delete()
 
 
-class RiskAcceptanceInvalid(ValueError):
+class RiskAcceptanceInvalid(DomainError):
     def __init__(self, errors: dict[str, str]):
         self.errors = errors
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
 
 
 def _check_acceptance(check_id: str, reason: str, owner: str, expires) -> dict[str, str]:
-    from models_engine.engines.security import load_rules
-
     errors = {}
-    known = {check.record.id for check in load_rules().checks}
+    known = {check.record.id for check in load_security_rules().checks}
     if check_id not in known:
         errors["check_id"] = "not a security check id of the current rules"
     if len(reason.strip()) < 10:
@@ -192,20 +258,3 @@ def risk_accept(
         },
     )
     return risk
-
-
-@transaction.atomic
-def risk_revoke(*, actor, risk: AcceptedRisk) -> None:
-    risk.revoked_at = timezone.now()
-    risk.save(update_fields=["revoked_at"])
-    audit_record(
-        actor=actor,
-        team=risk.design.project.team,
-        action="risk.revoke",
-        target=risk,
-        data={"check_id": risk.check_id},
-    )
-
-
-def live_accepted_risks(design: Design) -> list[dict]:
-    return [r.as_engine_input() for r in design.accepted_risks.filter(revoked_at__isnull=True)]

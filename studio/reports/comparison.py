@@ -1,29 +1,9 @@
 """Side-by-side comparison of 2-4 designs: the headline table with the best value in each row
 marked, built from each design's latest finished run."""
 
-from dataclasses import dataclass
-
-from studio.runs.headline import HEADLINE_METRICS, Metric, headline_of
-from studio.runs.models import RunStatus
-
-
-@dataclass
-class Column:
-    design: object
-    revision: object
-    run: object | None
-    headline: dict
-
-
-def comparison_columns(designs) -> list[Column]:
-    columns = []
-    for design in designs:
-        revision = design.latest_revision
-        run = None
-        if revision is not None:
-            run = revision.runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
-        columns.append(Column(design=design, revision=revision, run=run, headline=headline_of(run)))
-    return columns
+from models_engine import flatten_spec
+from studio.runs.columns import Column
+from studio.runs.headline import HEADLINE_METRICS, Metric
 
 
 def _best_index(metric: Metric, values: list) -> int | None:
@@ -52,8 +32,6 @@ def comparison_rows(columns: list[Column]) -> list[dict]:
 
 def differing_fields(columns: list[Column]) -> list[dict]:
     """Spec fields whose value is not the same in every compared design: [{path, values}]."""
-    from models_engine.spec import flatten_spec
-
     flats = [flatten_spec(c.revision.spec) if c.revision else {} for c in columns]
     paths = sorted(set().union(*flats))
     missing = object()

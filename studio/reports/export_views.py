@@ -5,16 +5,15 @@ from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 
 from studio.accounts.models import TokenKind
-from studio.accounts.tokens import token_lookup
-from studio.api.authentication import HashedTokenAuthentication
+from studio.accounts.tokens import TokenHeaderInvalid, bearer_token, token_lookup
 from studio.core.audit import audit_record
 from studio.designs.models import Project
 from studio.designs.selectors import projects_visible_to
-from studio.reports.comparison import comparison_columns
 from studio.reports.renderers import CONTENT_TYPES, render
-from studio.reports.tables import RUN_TABLES, project_designs_table, run_table
+from studio.runs.columns import design_columns
 from studio.runs.models import EngineRun
 from studio.runs.selectors import runs_visible_to, typed_results
+from studio.runs.tables import RUN_TABLES, project_designs_table, run_table
 
 
 def _caller(request):
@@ -22,11 +21,11 @@ def _caller(request):
     if request.user.is_authenticated:
         return request.user, None
     try:
-        auth = HashedTokenAuthentication().authenticate(request)
-    except Exception:  # a bad header is simply no identity here; the answer is 404
-        auth = None
-    if auth:
-        return auth[0], None
+        token = bearer_token(request.headers.get("Authorization", ""))
+    except TokenHeaderInvalid:  # a bad header is simply no identity here; the answer is 404
+        token = None
+    if token is not None:
+        return token.user, None
     feed = token_lookup(request.GET.get("token", ""), TokenKind.FEED)
     return None, feed
 
@@ -65,7 +64,7 @@ def _audit_feed_use(feed, project, what: str) -> None:
 
 def project_designs_export(request, pk: str, fmt: str):
     project, feed = _project_for(request, int(pk))
-    rows = project_designs_table(comparison_columns(project.designs.all()))
+    rows = project_designs_table(design_columns(project.designs.all()))
     _audit_feed_use(feed, project, f"designs.{fmt}")
     return _respond(rows, fmt, f"{slugify(project.name)}-designs", "designs")
 

@@ -6,7 +6,8 @@ from django.shortcuts import render
 
 from studio.designs.selectors import designs_visible_to
 from studio.reports import charts
-from studio.reports.comparison import comparison_columns, comparison_rows, differing_fields
+from studio.reports.comparison import comparison_rows, differing_fields
+from studio.runs.columns import design_columns
 
 MAX_COMPARED = 4
 
@@ -25,7 +26,7 @@ def compare(request):
     if len(found) != len(set(ids)):
         raise Http404("No such design in your teams")
     designs = [found[int(i)] for i in dict.fromkeys(ids)]
-    columns = comparison_columns(designs)
+    columns = design_columns(designs)
     rows = comparison_rows(columns)
     names = [c.design.name for c in columns]
     figures = [

@@ -5,17 +5,20 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from pydantic import ValidationError
 
-from models_engine.engines.cost.result import CostResult
-from models_engine.engines.fabric.result import FabricResult
-from models_engine.engines.facility.result import FacilityResult
-from models_engine.engines.performance.result import PerformanceResult
-from models_engine.engines.regions.result import RegionsResult
-from models_engine.engines.reliability.result import ReliabilityResult
-from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
-from models_engine.engines.security.result import SecurityResult
-from models_engine.engines.storage.result import StorageResult
-from models_engine.engines.sweep.result import ScalingResult
-from studio.runs.models import EngineRun
+from models_engine import (
+    RESULT_SCHEMA_VERSION,
+    CostResult,
+    EngineResult,
+    FabricResult,
+    FacilityResult,
+    PerformanceResult,
+    RegionsResult,
+    ReliabilityResult,
+    ScalingResult,
+    SecurityResult,
+    StorageResult,
+)
+from studio.runs.models import EngineRun, RunStatus
 
 
 def runs_visible_to(user) -> QuerySet[EngineRun]:
@@ -24,6 +27,12 @@ def runs_visible_to(user) -> QuerySet[EngineRun]:
     return EngineRun.objects.filter(
         revision__design__project__team__memberships__user=user
     ).select_related("revision", "revision__design", "revision__design__project")
+
+
+def latest_done_run(runs: QuerySet[EngineRun]) -> EngineRun | None:
+    """The latest finished run among `runs` (a revision's `.runs`, a design's scoped runs):
+    the one place "latest finished run" is decided."""
+    return runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
 
 
 @dataclass(frozen=True)

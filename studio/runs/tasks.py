@@ -1,8 +1,8 @@
-"""Celery interface of the runs app: fetch by id, call the service."""
+"""Celery interface of the runs app: fetch by id, call the execution."""
 
 from celery import shared_task
 
-from studio.runs.services import run_execute
+from studio.runs.execution import run_execute
 
 
 @shared_task(name="runs.evaluate_run", acks_late=True)

@@ -4,15 +4,15 @@ from django.shortcuts import redirect
 from django.views.generic import DetailView
 
 from studio.accounts.models import Role
+from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
-from studio.core.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs.selectors import designs_visible_to
-from studio.reports.tables import available_tables
 from studio.runs import services
 from studio.runs.charts import run_sections
 from studio.runs.headline import checks_for_review, headline_cards
 from studio.runs.selectors import results_outdated, runs_visible_to, typed_results
 from studio.runs.sites import site_table
+from studio.runs.tables import available_tables
 
 
 def results_context(run) -> dict:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from models_engine.spec import SPEC_VERSION
+from models_engine import SPEC_VERSION
 from studio.designs.editor.schema_tree import Choice, Group, Leaf, ListOf, spec_tree
 
 ON = "__on__."

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from models_engine.spec import design_json_schema
+from models_engine import design_json_schema
 
 # Sections shown as editor tabs, in the order architects think about a cluster.
 SECTIONS = [

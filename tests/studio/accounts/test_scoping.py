@@ -3,8 +3,8 @@
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from studio.accounts.scoping import ScopingError, TeamScopedObjectMixin
 from studio.catalog import services as catalog_services
-from studio.core.scoping import ScopingError, TeamScopedObjectMixin
 from studio.runs import services as run_services
 from tests.conftest import team_gpu_entry
 

@@ -1,4 +1,4 @@
-"""Flat tables (one dict per row, units in the column names) read from engine results, for
+"""Flat tables (one dict per row, units in the column names) read from run results, for
 CSV / XLSX downloads and spreadsheet feeds. Nothing is computed here."""
 
 from collections.abc import Callable

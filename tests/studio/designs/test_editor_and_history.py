@@ -178,9 +178,8 @@ def test_import_design_from_file(client, team_a, kind):
     }[kind]()
     client.force_login(alice)
     response = client.post(
-        f"/projects/{project.pk}/",
+        f"/projects/{project.pk}/designs/import/",
         {
-            "form": "import",
             "import-name": f"From {kind}",
             "import-file": SimpleUploadedFile(f"design.{kind}", payload),
         },
@@ -201,9 +200,8 @@ def test_import_with_a_bad_value_names_the_field_and_saves_nothing(client, team_
     spec["compute"]["gpu_count"] = 0
     client.force_login(alice)
     response = client.post(
-        f"/projects/{project.pk}/",
+        f"/projects/{project.pk}/designs/import/",
         {
-            "form": "import",
             "import-name": "Bad",
             "import-file": SimpleUploadedFile("bad.json", json.dumps(spec).encode()),
         },
@@ -221,9 +219,8 @@ def test_design_from_a_catalog_system_preset(client, team_a):
     project = services.project_create(actor=alice, team=alpha, name="Presets")
     client.force_login(alice)
     response = client.post(
-        f"/projects/{project.pk}/",
+        f"/projects/{project.pk}/designs/from-system/",
         {
-            "form": "system",
             "system-system": "gb200-nvl72-rack",
             "system-systems": "4",
             "system-name": "Four NVL72 racks",
@@ -235,9 +232,8 @@ def test_design_from_a_catalog_system_preset(client, team_a):
     assert spec["compute"]["nvlink_domain"] == {"kind": "nvl72", "gpus": 72}
     assert spec["facility"]["cooling"] == "direct-to-chip"
     response = client.post(
-        f"/projects/{project.pk}/",
+        f"/projects/{project.pk}/designs/from-system/",
         {
-            "form": "system",
             "system-system": "no-such",
             "system-systems": "0",
             "system-name": "x",
