@@ -9,15 +9,17 @@ names; the typed result classes read that data back.
 from models_engine.catalog import KINDS, Catalog, CatalogError, load_catalog
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric.result import (
+    BomLine,
     FabricResult,
     FabricTotals,
     ScaleOut,
     SiteFabric,
     SwitchCounts,
+    WanPlan,
 )
 from models_engine.engines.facility.result import FacilityResult, FacilityTotals, SiteFacility
 from models_engine.engines.performance.result import PerformanceResult
-from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.regions.result import RegionsResult, TrainingWithWan
 from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
 from models_engine.engines.security import load_rules as load_security_rules
@@ -48,6 +50,7 @@ __all__ = [
     "KINDS",
     "RESULT_SCHEMA_VERSION",
     "SPEC_VERSION",
+    "BomLine",
     "Catalog",
     "CatalogError",
     "CostResult",
@@ -68,7 +71,9 @@ __all__ = [
     "SpecValidationError",
     "StorageResult",
     "SwitchCounts",
+    "TrainingWithWan",
     "ValidDesign",
+    "WanPlan",
     "__version__",
     "catalog_with",
     "design_json_schema",

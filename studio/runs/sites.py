@@ -1,52 +1,61 @@
-"""The per-site table of a run (site, GPUs, switches by tier, racks, IT and facility power) and
-its totals, read from the typed fabric and facility results: each site's own fabric and
-facility, and the engines' own cluster totals (nothing is summed here)."""
+"""The per-site table of a multi-site run (site, GPUs, switches by tier, racks, IT and facility
+power) and its totals, read from the typed fabric and facility results: each site's own fabric
+and facility, and the engines' own cluster totals (nothing is summed here)."""
 
-from dataclasses import dataclass
-
-from models_engine.engines.fabric.result import FabricTotals, SwitchCounts
-from models_engine.engines.facility.result import FacilityTotals
+from studio.runs.sections.blocks import Column, Table, code, table, text
+from studio.runs.sections.format import count
 from studio.runs.selectors import TypedResults
 
-
-@dataclass(frozen=True)
-class SiteRow:
-    site_id: str
-    site_name: str
-    gpus: int
-    switches: SwitchCounts
-    racks: int
-    it_kw: float
-    facility_kw: float
-
-
-@dataclass(frozen=True)
-class SiteTable:
-    rows: list[SiteRow]
-    fabric: FabricTotals
-    facility: FacilityTotals
-
-    @property
-    def multi_site(self) -> bool:
-        return len(self.rows) > 1
+SITE_COLUMNS = [
+    Column("site"),
+    Column("GPUs", "count", numeric=True),
+    Column("leaf switches", "count", numeric=True),
+    Column("spine switches", "count", numeric=True),
+    Column("core switches", "count", numeric=True),
+    Column("racks", "count", numeric=True),
+    Column("IT power", "kW", numeric=True),
+    Column("facility power", "kW", numeric=True),
+]
 
 
-def site_table(results: TypedResults | None) -> SiteTable | None:
+def site_table(results: TypedResults | None, table_id: str) -> Table | None:
+    """One row per site and the cluster totals; None for a single site (its cards say it all)
+    or without fabric and facility results."""
     if results is None or results.fabric is None or results.facility is None:
         return None
     fabric, facility = results.fabric, results.facility
+    if len(fabric.sites) < 2:
+        return None
     rows = []
     for site in fabric.sites:
         site_facility = facility.site(site.site_id)
+        switches = site.scale_out.switches
         rows.append(
-            SiteRow(
-                site_id=site.site_id,
-                site_name=site.site_name,
-                gpus=site.gpus,
-                switches=site.scale_out.switches,
-                racks=site_facility.rack_summary.total_racks,
-                it_kw=site_facility.power.it_kw.total,
-                facility_kw=site_facility.power.facility_kw,
-            )
+            [
+                text(code(site.site_id), " ", site.site_name),
+                count(site.gpus),
+                count(switches.leaf),
+                count(switches.spine),
+                count(switches.core),
+                count(site_facility.rack_summary.total_racks),
+                count(site_facility.power.it_kw.total),
+                count(site_facility.power.facility_kw),
+            ]
         )
-    return SiteTable(rows=rows, fabric=fabric.totals, facility=facility.totals)
+    totals = fabric.totals
+    return table(
+        table_id,
+        SITE_COLUMNS,
+        rows,
+        totals=[
+            f"Total ({facility.totals.sites} sites)",
+            count(totals.gpus),
+            count(totals.switches.leaf),
+            count(totals.switches.spine),
+            count(totals.switches.core),
+            count(facility.totals.total_racks),
+            count(facility.totals.it_kw),
+            count(facility.totals.facility_kw),
+        ],
+        css="grid rc-table rc-sites",
+    )

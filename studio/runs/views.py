@@ -9,27 +9,24 @@ from studio.accounts.selectors import user_has_role
 from studio.designs.selectors import designs_visible_to
 from studio.runs import services
 from studio.runs.charts import run_sections
-from studio.runs.headline import checks_for_review, headline_cards
+from studio.runs.headline import headline_cards
+from studio.runs.sections import section_blocks
 from studio.runs.selectors import results_outdated, runs_visible_to, typed_results
-from studio.runs.sites import site_table
 from studio.runs.tables import available_tables
 
 
 def results_context(run) -> dict:
     """What the results templates read: the typed results (None for an unfinished run or
-    results of an older engine version, which must be re-run) and what is drawn from them."""
+    results of an older engine version, which must be re-run), the figures and, per section,
+    the blocks built from them."""
     results = typed_results(run)
-    fabric = results.fabric if results else None
     return {
         "results": results,
         "results_outdated": results_outdated(run),
         "sections": run_sections(results) if results else [],
+        "section_blocks": section_blocks(results, run),
         "tables": available_tables(results),
         "headline_cards": headline_cards(results),
-        "security_checks": checks_for_review(results),
-        "site_table": site_table(results),
-        # The BOM gets a site column when lines belong to different sites (or the WAN).
-        "site_column": bool(fabric and (len(fabric.sites) > 1 or fabric.wan)),
     }
 
 

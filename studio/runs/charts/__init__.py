@@ -83,8 +83,3 @@ def run_sections(results: TypedResults) -> list[dict]:
             }
         )
     return sections
-
-
-def run_figures(results: TypedResults) -> list[dict]:
-    """Every figure of every section, in order."""
-    return [figure for section in run_sections(results) for figure in section["figures"]]

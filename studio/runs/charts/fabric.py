@@ -6,7 +6,7 @@ these builders only lay it out."""
 
 import plotly.graph_objects as go
 
-from models_engine.engines.fabric.result import ScaleOut, SiteFabric
+from models_engine import ScaleOut, SiteFabric
 from studio.runs.charts.common import per_site, site_prefix, titled_layout
 from studio.runs.selectors import TypedResults
 

@@ -5,7 +5,7 @@ figure per site and IT power grouped by site."""
 
 import plotly.graph_objects as go
 
-from models_engine.engines.facility.result import SiteFacility
+from models_engine import SiteFacility
 from studio.runs.charts.common import per_site, site_prefix, titled_layout
 from studio.runs.selectors import TypedResults
 

@@ -2,7 +2,7 @@
 
 import plotly.graph_objects as go
 
-from models_engine.engines.security.result import SecurityResult
+from models_engine import SecurityResult
 from studio.runs.charts.common import STATUS_COLOURS, base_layout
 
 SEVERITIES = ["critical", "high", "medium", "low", "info"]

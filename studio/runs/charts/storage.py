@@ -4,7 +4,7 @@ time per tier, capacity use per tier. Every number is read from the typed storag
 
 import plotly.graph_objects as go
 
-from models_engine.engines.storage.result import SiteStorage
+from models_engine import SiteStorage
 from studio.runs.charts.common import per_site, site_prefix, titled_layout
 from studio.runs.selectors import TypedResults
 

@@ -20,7 +20,7 @@ from studio.runs.charts import built_figures, cost, fabric, facility, regions, r
 from studio.runs.selectors import TypedResults, parse_results
 from studio.runs.views import results_context
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.json"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.json"))
 MODULES = [fabric, facility, storage, reliability, regions, cost]
 SECTIONS = [module.SECTION for module in MODULES]
 SVG_TRACE_TYPES = {"bar", "scatter", "waterfall", "heatmap"}

@@ -1,0 +1,173 @@
+"""Performance section: the layout and the single-site step (or the inference SLOs), the
+job's step once the regions engine adds the WAN, the auto layout search, memory per GPU,
+warnings and conventions."""
+
+from models_engine import PerformanceResult, TrainingWithWan
+from studio.runs.sections.blocks import (
+    Block,
+    BulletList,
+    Card,
+    Cards,
+    Column,
+    Definitions,
+    Group,
+    Paragraph,
+    cell,
+    muted,
+    strong,
+    table,
+    text,
+)
+from studio.runs.sections.format import DASH, TIMES, count, label, number, percent, yes_no
+from studio.runs.selectors import TypedResults
+
+
+def blocks(results: TypedResults, run=None) -> list[Block]:
+    performance = results.performance
+    if performance is None:
+        return []
+    wan = results.regions.training if results.regions else None
+    if wan is not None and not wan.wan_added_s_per_step:
+        wan = None
+    if performance.kind == "inference" and performance.inference:
+        built: list[Block] = [Cards(inference_cards(performance.inference), css="headline-cards")]
+    else:
+        built = [layout_paragraph(performance, wan is not None)]
+        if wan is not None:
+            built.append(wan_paragraph(performance, wan))
+    if performance.auto:
+        built.append(auto_table(performance.auto))
+    built.append(memory_table(performance))
+    if performance.warnings:
+        built.append(BulletList([text(w) for w in performance.warnings], css="warnings"))
+    conventions = [(key, str(value)) for key, value in performance.conventions.items()]
+    built.append(Group([Definitions(conventions)], summary="Conventions"))
+    return built
+
+
+def _slo(met) -> str:
+    return yes_no(met, "met", "missed")
+
+
+def inference_cards(inference: dict) -> list[Card]:
+    slo = inference.get("slo", {})
+    return [
+        Card(
+            "Time to first token",
+            count(inference["time_to_first_token_s"] * 1000),
+            "ms",
+            f"(SLO {slo.get('time_to_first_token_ms')} ms: "
+            f"{_slo(slo.get('time_to_first_token_met'))})",
+        ),
+        Card(
+            "Time per output token",
+            count(inference["time_per_output_token_s"] * 1000),
+            "ms",
+            f"(SLO {slo.get('time_per_output_token_ms')} ms: "
+            f"{_slo(slo.get('time_per_output_token_met'))})",
+        ),
+        Card(
+            "Fleet throughput",
+            count(inference.get("fleet_tokens_per_s")),
+            "tokens/s",
+            f"(target {count(inference.get('target_tokens_per_s'))}: "
+            f"{_slo(slo.get('throughput_target_met'))})",
+        ),
+        Card(
+            "GPUs needed for the target",
+            count(inference.get("gpus_needed_for_target")),
+            "GPUs",
+            f"({inference.get('replicas')} replicas {TIMES} {inference.get('gpus_per_replica')} "
+            "GPUs designed)",
+        ),
+    ]
+
+
+def layout_name(performance: PerformanceResult) -> str:
+    layout = performance.layout
+    parts = [f"TP{layout.tp}", f"PP{layout.pp}"]
+    if layout.virtual_stages > 1:
+        parts[-1] += f" ({TIMES}{layout.virtual_stages} virtual)"
+    parts.append(f"DP{layout.dp}")
+    parts += [f"{name}{size}" for name, size in (("CP", layout.cp), ("EP", layout.ep)) if size > 1]
+    return " · ".join(parts)
+
+
+def layout_paragraph(performance: PerformanceResult, with_wan: bool) -> Paragraph:
+    layout = performance.layout
+    days = number(performance.time_to_train_days, 1)
+    return Paragraph(
+        text(
+            "Layout: ",
+            strong(layout_name(performance)),
+            f", micro-batch {layout.micro_batch_size}, ZeRO {layout.zero_stage}, "
+            f"recompute {layout.recompute}",
+            layout.sequence_parallel and ", sequence parallel",
+            " ",
+            muted(f"({layout.chosen_by})"),
+            f". {count(performance.tokens_per_s)} tokens/s, "
+            f"{count(performance.tflops_per_gpu)} TFLOP/s per GPU, "
+            f"MFU {percent(performance.mfu, 0)}, HFU {percent(performance.hfu, 0)}, "
+            f"{days} days for the token budget before interruptions"
+            + (" at the single-site step." if with_wan else "."),
+        )
+    )
+
+
+def wan_paragraph(performance: PerformanceResult, wan: TrainingWithWan) -> Paragraph:
+    return Paragraph(
+        text(
+            f"Across sites the {wan.strategy} exchange adds ",
+            strong(f"{number(wan.wan_added_s_per_step, 3)} s"),
+            " per step (regions engine): the job's step is ",
+            strong(f"{number(wan.step_time_s, 3)} s"),
+            f" ({number(performance.step_time_s, 3)} s in one site), "
+            f"{count(wan.tokens_per_s)} tokens/s, "
+            f"{number(wan.time_to_train_failure_free_days, 1)} days before interruptions.",
+        ),
+        id="job-step-with-wan",
+    )
+
+
+AUTO_COLUMNS = [
+    Column("#"),
+    Column("layout"),
+    Column("step time", "s", numeric=True),
+    Column("memory per GPU", "GiB", numeric=True),
+    Column("why it lost"),
+]
+
+
+def auto_table(auto: dict):
+    rows = [
+        [
+            str(candidate.get("rank", DASH)),
+            f"{candidate.get('summary')}, ZeRO {candidate['layout'].get('zero_stage')}, "
+            f"recompute {candidate['layout'].get('recompute')}",
+            number(candidate.get("step_time_s"), 3),
+            number(candidate.get("memory_per_gpu_gib"), 1),
+            candidate.get("lost_because") or "best",
+        ]
+        for candidate in auto.get("top", [])
+    ]
+    return table(
+        "auto-top",
+        AUTO_COLUMNS,
+        rows,
+        caption=f"Auto layout search: {auto.get('candidates_evaluated')} layouts, "
+        f"{auto.get('candidates_fitting_memory')} fit in memory",
+        css="grid rc-table compact-table",
+        scroll=False,
+    )
+
+
+def memory_table(performance: PerformanceResult):
+    memory = performance.memory
+    rows = [[label(part), number(gib, 2)] for part, gib in memory.per_gpu_gib.items()]
+    rows += [
+        [strong("Total"), cell(strong(number(memory.total_gib, 2)))],
+        ["HBM capacity", number(memory.hbm_capacity_gib, 0)],
+        ["Headroom", cell(number(memory.headroom_gib, 2), "ok" if memory.fits else "bad")],
+    ]
+    columns = [Column(f"memory per GPU, {memory.stage}"), Column("size", "GiB", numeric=True)]
+    return table("memory-table", columns, rows, css="grid rc-table compact-table", scroll=False)
