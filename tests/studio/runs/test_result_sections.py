@@ -135,14 +135,14 @@ def test_fabric_tables_hold_the_engines_values(typed):
     assert cards["Switches per tier"].value == count(fabric.sites[0].scale_out.switches.total)
 
 
-def test_a_single_site_has_no_sites_table_and_no_site_headings(typed):
-    if len(typed.fabric.sites) > 1:
-        pytest.skip("multi-site")
-    assert site_table(typed, "fabric-sites") is None
+def test_only_a_multi_site_design_has_sites_tables_and_site_headings(typed):
+    multi_site = len(typed.fabric.sites) > 1
+    assert (site_table(typed, "fabric-sites") is not None) == multi_site
     for key in ("fabric", "facility", "storage"):
         blocks = BUILDERS[key](typed)
-        assert f"{key}-sites" not in _tables(blocks)
-        assert not [b for b in blocks if getattr(b, "id", "").startswith(f"{key}-site-")]
+        assert (f"{key}-sites" in _tables(blocks)) == multi_site
+        site_blocks = [b for b in blocks if getattr(b, "id", "").startswith(f"{key}-site-")]
+        assert bool(site_blocks) == multi_site
 
 
 def test_multi_site_tables_have_one_row_per_site(two_sites):

@@ -1,0 +1,92 @@
+"""Typed result of the roadmap engine: a phased plan derived from what the other engines found.
+
+Phases follow the infrastructure roadmap of the domain background (assessment -> fabric
+upgrade -> unified control plane -> training optimised for the topology -> checkpoint and
+recovery automation -> cost model and governance). A phase is there because engine findings
+put it there (`triggers`); a phase the design already satisfies is `done`, never invented.
+The expected change of each phase is computed by re-running the engines on the design with
+the phase's spec changes applied (cumulatively, in phase order), not guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from models_engine.engines.result_base import EngineResult, ResultPart
+
+PhaseId = Literal[
+    "assessment",
+    "fabric-upgrade",
+    "control-plane",
+    "training-optimisation",
+    "checkpoint-automation",
+    "cost-governance",
+]
+
+
+class Trigger(ResultPart):
+    """An engine finding that puts a phase on the roadmap."""
+
+    engine: str
+    finding_id: str
+    severity: str
+    message: str
+
+
+class MetricChange(ResultPart):
+    """One headline metric before and after a phase (both from engine runs)."""
+
+    metric: str  # a headline key, e.g. "time_to_train_days"
+    label: str
+    unit: str
+    before: float | None
+    after: float | None
+    better: Literal["lower", "higher"]
+
+    @property
+    def change_fraction(self) -> float | None:
+        if self.before in (None, 0) or self.after is None:
+            return None
+        return self.after / self.before - 1.0
+
+
+class Action(ResultPart):
+    id: str
+    title: str
+    detail: str
+    # Dotted spec paths and the values the action sets (applied to compute the phase's effect).
+    spec_changes: dict[str, Any]
+    capex_usd: float | None
+    opex_usd_per_year: float | None
+    savings_usd_per_year: float | None
+    payback_months: float | None
+    source: str  # where the action and its figures come from
+
+
+class Phase(ResultPart):
+    id: PhaseId
+    title: str
+    status: Literal["done", "planned"]
+    summary: str
+    triggers: list[Trigger]
+    actions: list[Action]
+    depends_on: list[PhaseId]
+    start_week: int
+    duration_weeks: int
+    capex_usd: float
+    opex_usd_per_year: float
+    headline_change: list[MetricChange]
+
+
+class RoadmapResult(EngineResult):
+    design_name: str
+    baseline_name: str | None  # the "as-is" design the plan starts from, if one was given
+    phases: list[Phase]
+    total_weeks: int
+    headline_before: dict[str, float]
+    headline_after: dict[str, float]  # every planned phase applied
+    assumptions: list[str]
+    sources: list[str]
+
+    def phase(self, phase_id: str) -> Phase:
+        return next(p for p in self.phases if p.id == phase_id)
