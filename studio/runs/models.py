@@ -1,8 +1,16 @@
 """Engine runs: the persisted outcome of evaluating one design revision. The broker never holds
-the only copy of a result; the task writes it here."""
+the only copy of a result; the task writes it here.
+
+The run row is also the outbox of its Celery message: a queued run with no `enqueued_at` has not
+reached the broker yet, and the reaper (`studio.runs.services.runs_reap`) sends it again; a
+running run whose `heartbeat_at` stopped moving lost its worker, and the reaper retries it
+(`attempts` counts executions) or fails it with the reason."""
+
+from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class RunStatus(models.TextChoices):
@@ -35,10 +43,27 @@ class EngineRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Outbox: when the run (last) became queued, and when its message last reached the broker
+    # (None: not sent yet, e.g. the broker was down at commit time).
+    queued_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    enqueue_attempts = models.PositiveIntegerField(default=0)
+    # Executions started (a worker claimed the run); bounded by settings.RUNS_MAX_ATTEMPTS.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Written by the executing worker while it runs; stale means the worker died.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["spec_hash", "engine_version", "status"])]
+        indexes = [
+            models.Index(fields=["spec_hash", "engine_version", "status"]),
+            # The reaper's sweep: unfinished runs only, a handful at any time.
+            models.Index(
+                fields=["status"],
+                name="runs_unfinished_idx",
+                condition=models.Q(status__in=["queued", "running"]),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.revision} ({self.status})"
@@ -52,3 +77,33 @@ class EngineRun(models.Model):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()
         return None
+
+    def elapsed_s(self, now: datetime | None = None) -> int | None:
+        """Seconds spent in the current state: queued (waiting) or running."""
+        now = now or timezone.now()
+        since = {
+            RunStatus.QUEUED: self.queued_at or self.created_at,
+            RunStatus.RUNNING: self.started_at,
+        }.get(self.status)
+        return max(0, int((now - since).total_seconds())) if since else None
+
+    def silent_s(self, now: datetime | None = None) -> int | None:
+        """Seconds since the worker running this run last wrote its heartbeat."""
+        if self.status != RunStatus.RUNNING:
+            return None
+        beat = self.heartbeat_at or self.started_at
+        return max(0, int(((now or timezone.now()) - beat).total_seconds())) if beat else None
+
+    def is_stuck(self, now: datetime | None = None) -> bool:
+        """Running without a heartbeat, or queued and never sent (or never picked up): the
+        reaper will retry or fail it; the page says so and offers Retry."""
+        now = now or timezone.now()
+        if self.status == RunStatus.RUNNING:
+            beat = self.heartbeat_at or self.started_at
+            return bool(beat) and (now - beat).total_seconds() > settings.RUNS_HEARTBEAT_STALE_S
+        if self.status == RunStatus.QUEUED:
+            waited = (now - (self.queued_at or self.created_at)).total_seconds()
+            if self.enqueued_at is None:
+                return waited > settings.RUNS_UNSENT_GRACE_S
+            return waited > settings.RUNS_RESEND_AFTER_S
+        return False

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from pydantic import ValidationError
 
 from models_engine import (
@@ -113,3 +113,38 @@ def typed_results(run) -> TypedResults | None:
 def results_outdated(run) -> bool:
     """A finished run whose stored results predate the current result schema."""
     return bool(run is not None and run.results and typed_results(run) is None)
+
+
+# The reaper's reads (studio.runs.services.runs_reap): unfinished runs that need a hand.
+
+
+def runs_unfinished() -> QuerySet[EngineRun]:
+    return EngineRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+
+
+def running_runs_silent_since(cutoff) -> QuerySet[EngineRun]:
+    """Running runs whose worker wrote no heartbeat since `cutoff` (it died)."""
+    return EngineRun.objects.filter(status=RunStatus.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    )
+
+
+def running_runs_started_before(cutoff) -> QuerySet[EngineRun]:
+    """Running runs started before `cutoff` (over their time limit)."""
+    return EngineRun.objects.filter(status=RunStatus.RUNNING, started_at__lt=cutoff)
+
+
+def queued_runs_unsent_since(cutoff) -> QuerySet[EngineRun]:
+    """Queued runs whose message never reached the broker, queued before `cutoff`."""
+    return EngineRun.objects.filter(
+        status=RunStatus.QUEUED, enqueued_at__isnull=True, queued_at__lt=cutoff
+    )
+
+
+def queued_runs_sent_before(cutoff) -> QuerySet[EngineRun]:
+    """Queued runs whose message was sent before `cutoff` and no worker started (lost)."""
+    return EngineRun.objects.filter(status=RunStatus.QUEUED, enqueued_at__lt=cutoff)
+
+
+def queued_runs_waiting_since(cutoff) -> QuerySet[EngineRun]:
+    return EngineRun.objects.filter(status=RunStatus.QUEUED, queued_at__lt=cutoff)

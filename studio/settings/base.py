@@ -166,6 +166,27 @@ SPECTACULAR_SETTINGS = {
 # Without REDIS_URL the broker is kombu's filesystem transport under var/, which needs no server.
 REDIS_URL = env("REDIS_URL", default="")
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")
+# Engine runs are bounded: the soft limit fails the run with a reason, the hard limit kills it.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
+# The run reaper (`manage.py reap_runs --every N`, started by `bin/up worker`): the database is
+# the outbox, the broker only a doorbell. See studio.runs.services.runs_reap.
+RUNS_REAPER_INTERVAL_S = env.int("RUNS_REAPER_INTERVAL_S", default=30)
+# A running run's worker writes heartbeat_at this often; a heartbeat older than the stale age
+# means its worker died (SIGKILL, OOM, lost host).
+RUNS_HEARTBEAT_INTERVAL_S = env.float("RUNS_HEARTBEAT_INTERVAL_S", default=10)
+RUNS_HEARTBEAT_STALE_S = env.int("RUNS_HEARTBEAT_STALE_S", default=60)
+# Grace on top of the hard time limit before the reaper calls a running run over time.
+RUNS_TIME_LIMIT_GRACE_S = env.int("RUNS_TIME_LIMIT_GRACE_S", default=30)
+# A queued run whose message was never sent is sent again after this long (the commit hook
+# normally sends it at once); one sent but not started by a worker after RUNS_RESEND_AFTER_S is
+# presumed lost (a broker restart) and sent again; after RUNS_QUEUE_MAX_WAIT_S it fails.
+RUNS_UNSENT_GRACE_S = env.int("RUNS_UNSENT_GRACE_S", default=5)
+RUNS_RESEND_AFTER_S = env.int("RUNS_RESEND_AFTER_S", default=120)
+RUNS_QUEUE_MAX_WAIT_S = env.int("RUNS_QUEUE_MAX_WAIT_S", default=3600)
+# A run whose worker died or which ran over time is retried automatically up to this many
+# attempts in all; then it stays failed, with its reason and a Retry button.
+RUNS_MAX_ATTEMPTS = env.int("RUNS_MAX_ATTEMPTS", default=3)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(VAR_DIR / "broker" / "out"),
@@ -174,7 +195,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
-    else {"visibility_timeout": 3600}
+    else {
+        # acks_late: an unacknowledged message comes back after the visibility timeout, so it
+        # must outlast the longest a task may run (its hard limit) or a running task would be
+        # delivered twice; beyond that the reaper, not the broker, rescues runs.
+        "visibility_timeout": CELERY_TASK_TIME_LIMIT + RUNS_TIME_LIMIT_GRACE_S,
+        "socket_connect_timeout": 3,
+    }
 )
 # kombu's filesystem transport expects its folders to exist (created here, not in a Celery
 # signal: reading the app's configuration from on_configure recurses).
@@ -191,8 +218,16 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
+# Sending a run's message: a few quick tries, then the run stays queued-not-sent for the
+# reaper; a web request never waits long on (or fails with) an unavailable broker.
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 

@@ -26,3 +26,6 @@ def test_run_is_executed_by_a_real_worker(celery_worker_process, team_a, design_
     assert run.results["performance"]["memory"]["total_gib"] > 0
     assert run.progress["completed"] == run.progress["engines"]
     assert EngineRun.objects.filter(pk=run.pk, status=RunStatus.DONE).exists()
+    # The outbox and the heartbeat: sent once, claimed once, beating while it ran.
+    assert run.enqueued_at and run.enqueue_attempts == 1 and run.attempts == 1
+    assert run.heartbeat_at and run.started_at <= run.heartbeat_at <= run.finished_at
