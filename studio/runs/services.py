@@ -81,6 +81,19 @@ def run_enqueue(
     return run
 
 
+@transaction.atomic
+def run_retry(*, actor, run: EngineRun) -> EngineRun:
+    """Run the same revision again. A run that is still queued or running (stuck) is failed
+    first as superseded, so the reaper does not retry it too and the work runs once."""
+    retry = run_enqueue(actor=actor, revision=run.revision, use_cache=False)
+    EngineRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+        status=RunStatus.FAILED,
+        error=f"Superseded by run {retry.pk} (retried by {actor}).",
+        finished_at=timezone.now(),
+    )
+    return retry
+
+
 def run_dispatch(run_id: int) -> bool:
     """Send a queued run's message to the broker; True when the broker took it. Never raises:
     when the broker is unavailable the run stays queued-not-sent for the reaper."""

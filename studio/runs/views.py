@@ -74,5 +74,5 @@ class RunRetryView(ScopedActionView):
     def post(self, request, *args, **kwargs):
         run = self.get_object()
         self.require_role(run, Role.EDITOR)
-        retry = services.run_enqueue(actor=request.user, revision=run.revision, use_cache=False)
+        retry = services.run_retry(actor=request.user, run=run)
         return redirect("run-detail", pk=retry.pk)

@@ -488,3 +488,16 @@ def test_reaper_fails_runs_no_worker_ever_started(fault_settings, team_a, design
     assert report.failed == [run.pk]
     assert "No worker started it" in fetch(run).error
     assert_none_stuck()
+
+
+def test_retrying_a_stuck_run_supersedes_it_so_the_work_runs_once(team_a, design_in):
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    stuck = services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    retry = services.run_retry(actor=alice, run=stuck)
+    assert retry.pk != stuck.pk and fetch(retry).status == RunStatus.QUEUED
+    old = fetch(stuck)
+    assert old.status == RunStatus.FAILED
+    assert f"Superseded by run {retry.pk}" in old.error
+    # The reaper no longer sees the superseded run: only the new one is unfinished.
+    assert [run.pk for run in runs_unfinished()] == [retry.pk]
