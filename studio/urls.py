@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, register_converter
 
 from studio.accounts import team_views
 from studio.api import token_views
 from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
+from studio.core.inputs import IdConverter
 from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as project_views
@@ -14,76 +15,77 @@ from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
 from studio.runs import views as run_views
 
+# `<id:pk>`: ASCII digits within bigint; `²`, `٣` or 20 digits do not route (404).
+register_converter(IdConverter, "id")
+
 urlpatterns = [
     path("", project_views.project_list, name="project-list"),
-    path("projects/<int:pk>/", design_views.ProjectDetailView.as_view(), name="project-detail"),
+    path("projects/<id:pk>/", design_views.ProjectDetailView.as_view(), name="project-detail"),
     path(
-        "projects/<int:pk>/designs/from-example/",
+        "projects/<id:pk>/designs/from-example/",
         project_views.DesignFromExampleView.as_view(),
         name="design-create-example",
     ),
     path(
-        "projects/<int:pk>/designs/from-system/",
+        "projects/<id:pk>/designs/from-system/",
         project_views.DesignFromSystemView.as_view(),
         name="design-create-system",
     ),
     path(
-        "projects/<int:pk>/designs/blank/",
+        "projects/<id:pk>/designs/blank/",
         project_views.DesignBlankView.as_view(),
         name="design-create-blank",
     ),
     path(
-        "projects/<int:pk>/designs/import/",
+        "projects/<id:pk>/designs/import/",
         project_views.DesignImportView.as_view(),
         name="design-create-import",
     ),
     path(
-        "projects/<int:pk>/history/",
+        "projects/<id:pk>/history/",
         audit_views.ProjectHistoryView.as_view(),
         name="project-history",
     ),
-    path("designs/<int:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
-    path("designs/<int:pk>/diff/", design_views.RevisionDiffView.as_view(), name="design-diff"),
+    path("designs/<id:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
+    path("designs/<id:pk>/diff/", design_views.RevisionDiffView.as_view(), name="design-diff"),
+    path("designs/<id:pk>/revert/", history_views.DesignRevertView.as_view(), name="design-revert"),
     path(
-        "designs/<int:pk>/revert/", history_views.DesignRevertView.as_view(), name="design-revert"
-    ),
-    path(
-        "designs/<int:pk>/risks/accept/",
+        "designs/<id:pk>/risks/accept/",
         risk_views.DesignAcceptRiskView.as_view(),
         name="design-accept-risk",
     ),
-    path("designs/<int:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
+    path("designs/<id:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
     path(
-        "designs/<int:pk>/spec.json",
+        "designs/<id:pk>/spec.json",
         project_views.DesignSpecJsonView.as_view(),
         name="design-spec-json",
     ),
-    path("designs/<int:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),
+    path("designs/<id:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),
     path(
-        "designs/<int:pk>/edit/validate/",
+        "designs/<id:pk>/edit/validate/",
         editor_views.DesignEditorValidateView.as_view(),
         name="design-editor-validate",
     ),
     path(
-        "designs/<int:pk>/evaluate/",
+        "designs/<id:pk>/evaluate/",
         run_views.DesignEvaluateView.as_view(),
         name="design-evaluate",
     ),
-    path("runs/<int:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
-    path("runs/<int:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
+    path("runs/<id:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
+    path("runs/<id:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
     re_path(
-        r"^exports/projects/(?P<pk>\d+)/designs\.(?P<fmt>csv|xlsx)$",
+        r"^exports/projects/(?P<pk>[0-9]{1,19})/designs\.(?P<fmt>csv|xlsx)$",
         export_views.project_designs_export,
         name="export-project-designs",
     ),
     re_path(
-        r"^exports/runs/(?P<pk>\d+)/(?P<table>[a-z-]+)\.(?P<fmt>csv|xlsx)$",
+        r"^exports/runs/(?P<pk>[0-9]{1,19})/(?P<table>[a-z-]+)\.(?P<fmt>csv|xlsx)$",
         export_views.run_table_export,
         name="export-run-table",
     ),
     path("account/tokens/", token_views.tokens_page, name="tokens"),
     path("teams/", team_views.team_list, name="teams"),
-    path("teams/<int:pk>/", team_views.team_detail, name="team-detail"),
+    path("teams/<id:pk>/", team_views.team_detail, name="team-detail"),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),

@@ -5,11 +5,13 @@ from django import forms
 from studio.accounts.models import Role, TokenKind
 from studio.accounts.selectors import user_has_role
 from studio.accounts.tokens import MAX_LIFETIME_DAYS
+from studio.core.inputs import IdField
 
 
 class TokenCreateForm(forms.Form):
     name = forms.CharField(
-        max_length=200, error_messages={"required": "Give the token a name (what or who uses it)."}
+        max_length=100,  # ApiToken.name
+        error_messages={"required": "Give the token a name (what or who uses it)."},
     )
     kind = forms.ChoiceField(choices=TokenKind.choices, initial=TokenKind.API)
     project = forms.ModelChoiceField(queryset=None, required=False)
@@ -49,4 +51,4 @@ class TokenCreateForm(forms.Form):
 
 
 class TokenRevokeForm(forms.Form):
-    revoke = forms.IntegerField(min_value=1)
+    revoke = IdField()

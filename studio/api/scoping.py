@@ -9,12 +9,15 @@ from rest_framework.exceptions import PermissionDenied
 from studio.accounts.models import Role
 from studio.accounts.scoping import ScopingError
 from studio.accounts.selectors import user_has_role
+from studio.core.inputs import IdConverter
 
 
 class TeamScopedViewSet(viewsets.GenericViewSet):
     scope_selector: Callable[..., QuerySet] | None = None
     team_id_path = "team_id"
     write_role = Role.EDITOR
+    # Ids in API paths: ASCII digits within bigint; anything else does not route (404).
+    lookup_value_regex = IdConverter.regex
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -1,11 +1,61 @@
 from rest_framework import serializers
 
 from studio.catalog.models import TeamCatalogEntry
+from studio.core.inputs import MAX_ID, JsonInvalid, check_json, loads_json, no_nul, parse_id
 from studio.designs.models import Design, DesignRevision, Project
 from studio.runs.models import EngineRun
 
+__all__ = ["MAX_ID"]
 
-class ProjectSerializer(serializers.ModelSerializer):
+# Text fields without a model max_length (TextField) still have one here.
+MAX_DESCRIPTION = 5_000
+
+
+class IdField(serializers.IntegerField):
+    """An id in a request body: ASCII digits within bigint (`²`, `٣`, 20 digits: a 400)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
+    def to_internal_value(self, data):
+        number = parse_id(data)
+        if number is None:
+            self.fail("invalid")
+        return number
+
+
+class StrictJSONField(serializers.JSONField):
+    """A JSON value of bounded depth, without NUL characters or non-finite numbers; a form
+    upload's text is parsed with the same rules."""
+
+    def to_internal_value(self, data):
+        try:
+            if isinstance(data, str | bytes):
+                data = loads_json(data)
+            return check_json(super().to_internal_value(data))
+        except JsonInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+
+class StrictSerializerMixin:
+    """Every CharField refuses NUL characters (DRF's default does; kept explicit for fields
+    built by hand) and every JSONField is strict."""
+
+    def build_standard_field(self, field_name, model_field):
+        field_class, kwargs = super().build_standard_field(field_name, model_field)
+        if issubclass(field_class, serializers.JSONField):
+            field_class = StrictJSONField
+            kwargs.pop("encoder", None)
+            kwargs.pop("decoder", None)
+        if issubclass(field_class, serializers.CharField):
+            kwargs["validators"] = [*kwargs.get("validators", []), no_nul]
+            kwargs.setdefault("max_length", MAX_DESCRIPTION)
+        return field_class, kwargs
+
+
+class ProjectSerializer(StrictSerializerMixin, serializers.ModelSerializer):
+    team = IdField(source="team_id")
+
     class Meta:
         model = Project
         fields = ["id", "team", "name", "description", "created_at"]
@@ -24,14 +74,10 @@ class DesignSerializer(serializers.ModelSerializer):
         return revision.pk if revision else None
 
 
-# Largest primary key PostgreSQL's bigint holds: a larger id is a 400, not a database error.
-MAX_ID = 2**63 - 1
-
-
 class DesignCreateSerializer(serializers.Serializer):
-    project = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    name = serializers.CharField(max_length=200)
-    spec = serializers.JSONField()
+    project = IdField()
+    name = serializers.CharField(max_length=200, validators=[no_nul])
+    spec = StrictJSONField()
     message = serializers.CharField(max_length=500, required=False, default="")
 
 
@@ -60,7 +106,9 @@ class EngineRunSerializer(serializers.ModelSerializer):
         ]
 
 
-class TeamCatalogEntrySerializer(serializers.ModelSerializer):
+class TeamCatalogEntrySerializer(StrictSerializerMixin, serializers.ModelSerializer):
+    team = IdField(source="team_id")
+
     class Meta:
         model = TeamCatalogEntry
         fields = ["id", "team", "kind", "entry_id", "data", "created_at"]
@@ -68,10 +116,10 @@ class TeamCatalogEntrySerializer(serializers.ModelSerializer):
 
 
 class RevisionCreateSerializer(serializers.Serializer):
-    spec = serializers.JSONField()
+    spec = StrictJSONField()
     message = serializers.CharField(max_length=500, required=False, default="")
 
 
 class RevisionUploadSerializer(serializers.Serializer):
-    file = serializers.FileField()
+    file = serializers.FileField(max_length=255)
     message = serializers.CharField(max_length=500, required=False, default="")

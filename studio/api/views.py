@@ -10,15 +10,28 @@ from rest_framework.views import APIView
 
 from models_engine import design_json_schema, load_catalog, spec_diff
 from studio.accounts.selectors import teams_of
+from studio.api import filters
 from studio.api import serializers as s
 from studio.api.scoping import TeamScopedViewSet
 from studio.catalog import services as catalog_services
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
+from studio.core.inputs import parse_id, parse_int
 from studio.designs import services as design_services
-from studio.designs.importing import ImportFileInvalid, spec_from_upload
+from studio.designs.importing import ImportFileInvalid, check_request_size, spec_from_upload
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs import services as run_services
 from studio.runs.selectors import runs_visible_to
+
+NO_TEAM = "No such team among yours."
+NO_PROJECT = "No such project among your teams."
+
+
+def _team_of_caller(request, team_id: int):
+    """The caller's team with this id; another team's id is answered like a missing one."""
+    team = teams_of(request.user).filter(pk=team_id).first()
+    if team is None:
+        raise NotFound(NO_TEAM)
+    return team
 
 
 def _field_errors(exc: design_services.DesignSpecInvalid) -> dict:
@@ -34,12 +47,12 @@ def _field_errors(exc: design_services.DesignSpecInvalid) -> dict:
 class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = projects_visible_to
     serializer_class = s.ProjectSerializer
-    filterset_fields = ["team"]
+    filterset_class = filters.ProjectFilter
 
-    def create(self, request):
+    def create(self, request, *args, **kwargs):
         serializer = s.ProjectSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        team = serializer.validated_data["team"]
+        team = _team_of_caller(request, serializer.validated_data["team_id"])
         self.require_team_role(team.pk)
         try:
             project = design_services.project_create(
@@ -56,17 +69,17 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScope
 class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = designs_visible_to
     serializer_class = s.DesignSerializer
-    filterset_fields = ["project"]
+    filterset_class = filters.DesignFilter
 
     @extend_schema(request=s.DesignCreateSerializer, responses=s.DesignSerializer)
-    def create(self, request):
+    def create(self, request, *args, **kwargs):
         payload = s.DesignCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         project = (
             projects_visible_to(request.user).filter(pk=payload.validated_data["project"]).first()
         )
-        if project is None:
-            raise ValidationError({"project": ["No such project in your teams."]})
+        if project is None:  # another team's project is answered like a missing one
+            raise NotFound(NO_PROJECT)
         self.require_team_role(project.team_id)
         try:
             design = design_services.design_create(
@@ -87,7 +100,7 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
         methods=["post"], request=s.RevisionCreateSerializer, responses=s.DesignRevisionSerializer
     )
     @action(detail=True, methods=["get", "post"])
-    def revisions(self, request, pk=None):
+    def revisions(self, request, pk=None, format=None):
         """GET: every revision, newest first. POST {spec, message}: a new revision (a no-op
         edit returns the latest revision unchanged)."""
         design = self.get_object()
@@ -108,15 +121,19 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
     @action(
         detail=True, methods=["post"], url_path="revisions/upload", parser_classes=[MultiPartParser]
     )
-    def upload_revision(self, request, pk=None):
+    def upload_revision(self, request, pk=None, format=None):
         """A new revision from a JSON, CSV or XLSX file (CSV/XLSX: columns path, value)."""
         design = self.get_object()
         self.require_team_role(design.project.team_id)
+        try:
+            check_request_size(request.META)
+        except ImportFileInvalid as exc:
+            raise ValidationError({"file": [str(exc)]}) from exc
         payload = s.RevisionUploadSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         upload = payload.validated_data["file"]
         try:
-            spec = spec_from_upload(upload.name, upload.read())
+            spec = spec_from_upload(upload.name, upload)
         except ImportFileInvalid as exc:
             raise ValidationError({"file": [str(exc)]}) from exc
         message = payload.validated_data["message"] or f"Uploaded {upload.name}"
@@ -136,7 +153,7 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
         responses=dict,
     )
     @action(detail=True, methods=["get"])
-    def diff(self, request, pk=None):
+    def diff(self, request, pk=None, format=None):
         """Changed fields between two revisions (default: the last two)."""
         design = self.get_object()
         revisions = {r.number: r for r in design.revisions.all()}
@@ -148,10 +165,10 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             ("from", numbers[-2] if len(numbers) > 1 else numbers[-1]),
             ("to", numbers[-1]),
         ):
-            raw = request.query_params.get(key, str(default))
-            if not raw.isdigit() or int(raw) not in revisions:
+            number = parse_int(request.query_params.get(key, str(default)))
+            if number not in revisions:
                 raise ValidationError({key: [f"one of the revision numbers {numbers}"]})
-            wanted[key] = revisions[int(raw)]
+            wanted[key] = revisions[number]
         return Response(
             {
                 "from": wanted["from"].number,
@@ -162,9 +179,14 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
 
     @extend_schema(request=None, responses=s.EngineRunSerializer)
     @action(detail=True, methods=["post"])
-    def evaluate(self, request, pk=None):
+    def evaluate(self, request, pk=None, format=None):
         design = self.get_object()
         self.require_team_role(design.project.team_id)
+        if design.latest_revision is None:
+            return Response(
+                {"detail": "This design has no revision yet: save one before evaluating it."},
+                status=status.HTTP_409_CONFLICT,
+            )
         run = run_services.run_enqueue(actor=request.user, revision=design.latest_revision)
         return Response(s.EngineRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
@@ -172,7 +194,7 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
 class EngineRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = runs_visible_to
     serializer_class = s.EngineRunSerializer
-    filterset_fields = ["status", "revision"]
+    filterset_class = filters.EngineRunFilter
 
 
 class SpecSchemaView(APIView):
@@ -188,14 +210,12 @@ class TeamCatalogEntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, 
 
     scope_selector = team_entries_visible_to
     serializer_class = s.TeamCatalogEntrySerializer
-    filterset_fields = ["team", "kind"]
+    filterset_class = filters.TeamCatalogEntryFilter
 
-    def create(self, request):
+    def create(self, request, *args, **kwargs):
         serializer = s.TeamCatalogEntrySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        team = serializer.validated_data["team"]
-        if not teams_of(request.user).filter(pk=team.pk).exists():
-            raise ValidationError({"team": ["No such team among yours."]})
+        team = _team_of_caller(request, serializer.validated_data["team_id"])
         self.require_team_role(team.pk)
         try:
             entry = catalog_services.team_entry_create(
@@ -210,7 +230,7 @@ class TeamCatalogEntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, 
             ) from exc
         return Response(s.TeamCatalogEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
-    def destroy(self, request, pk=None):
+    def destroy(self, request, pk=None, format=None):
         entry = self.get_object()
         self.require_team_role(entry.team_id)
         catalog_services.team_entry_delete(actor=request.user, entry=entry)
@@ -225,10 +245,5 @@ class CatalogView(APIView):
         team_id = request.query_params.get("team")
         if team_id is None:
             return Response(load_catalog().as_dict())
-        if (
-            not str(team_id).isdigit()
-            or int(team_id) > s.MAX_ID
-            or not teams_of(request.user).filter(pk=team_id).exists()
-        ):
-            raise NotFound("No such team among yours.")
-        return Response(team_catalog(int(team_id)).as_dict())
+        team = _team_of_caller(request, parse_id(team_id) or 0)
+        return Response(team_catalog(team.pk).as_dict())

@@ -12,13 +12,16 @@ from studio.catalog import services
 from studio.catalog.forms import CatalogEntryForm, PriceOverrideForm
 from studio.catalog.presentation import catalog_tables
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
+from studio.core.inputs import parse_id
 
 
 def _team_from_request(request):
     teams = teams_of(request.user)
     team_id = request.GET.get("team") or request.POST.get("team")
     if team_id:
-        team = teams.filter(pk=team_id).first() if str(team_id).isdigit() else None
+        # Another team's id and a missing or malformed one: the same 404.
+        number = parse_id(team_id)
+        team = teams.filter(pk=number).first() if number is not None else None
         if team is None:
             raise Http404("No such team")
         return team, teams

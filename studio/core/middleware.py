@@ -18,10 +18,12 @@ class RequestContextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        request_id = request.headers.get("X-Request-ID") or uuid.uuid4().hex
+        # Generated here, never taken from the client: a client-chosen X-Request-ID would be
+        # stored as-is in the audit log (forged correlation, log injection).
+        request_id = uuid.uuid4().hex
         token = request_context.set(
             {
-                "request_id": request_id[:64],
+                "request_id": request_id,
                 "ip": client_ip(request),
                 "user_agent": request.headers.get("User-Agent", "")[:300],
             }
@@ -30,5 +32,5 @@ class RequestContextMiddleware:
             response = self.get_response(request)
         finally:
             request_context.reset(token)
-        response["X-Request-ID"] = request_id[:64]
+        response["X-Request-ID"] = request_id
         return response

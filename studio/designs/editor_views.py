@@ -1,6 +1,7 @@
 """The design editor page and its htmx endpoints (live validation, list edits, drafts)."""
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.generic import DetailView
 
@@ -10,8 +11,15 @@ from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
 from studio.catalog.presentation import entry_summary
 from studio.catalog.selectors import team_catalog, team_catalog_entries
+from studio.core.inputs import parse_int
 from studio.designs import services
-from studio.designs.editor.codec import form_to_spec, list_add, list_remove, spec_to_form
+from studio.designs.editor.codec import (
+    find_list,
+    form_to_spec,
+    list_add,
+    list_remove,
+    spec_to_form,
+)
 from studio.designs.editor.layout import (
     all_field_paths,
     dom_id,
@@ -22,6 +30,13 @@ from studio.designs.models import DesignDraft
 from studio.designs.selectors import designs_visible_to
 
 CONTROL_FIELDS = {"csrfmiddlewaretoken", "__action__", "message"}
+MAX_PATH_CHARS = 200
+MAX_VALUE_CHARS = 10_000
+MAX_MESSAGE_CHARS = 500  # DesignRevision.message
+
+
+class EditorInputInvalid(ValueError):
+    """A posted editor field that cannot be stored (NUL, over-long): shown as a 400."""
 
 
 def look_for(form: dict[str, str], team_id: int) -> dict:
@@ -33,17 +48,41 @@ def look_for(form: dict[str, str], team_id: int) -> dict:
 
 
 def posted_form(request) -> dict[str, str]:
-    return {k: v for k, v in request.POST.items() if k not in CONTROL_FIELDS}
+    form = {k: v for k, v in request.POST.items() if k not in CONTROL_FIELDS}
+    for key, value in form.items():
+        if "\x00" in key or "\x00" in value:
+            raise EditorInputInvalid(f"{key[:80]!r}: NUL characters are not allowed")
+        if len(key) > MAX_PATH_CHARS:
+            raise EditorInputInvalid(f"a field name is longer than {MAX_PATH_CHARS} characters")
+        if len(value) > MAX_VALUE_CHARS:
+            raise EditorInputInvalid(f"{key}: longer than {MAX_VALUE_CHARS:,} characters")
+    return form
+
+
+def posted_message(request) -> str:
+    message = request.POST.get("message", "").strip() or "Edited in the studio"
+    if "\x00" in message:
+        raise EditorInputInvalid("message: NUL characters are not allowed")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise EditorInputInvalid(f"message: longer than {MAX_MESSAGE_CHARS} characters")
+    return message
+
+
+def _refused(request, exc: EditorInputInvalid):
+    return render(request, "400.html", {"problem": str(exc)}, status=400)
 
 
 def apply_action(form: dict[str, str], action: str) -> dict[str, str]:
+    """`add:<list path>` or `remove:<list path>:<index>`; anything else is a 404."""
     verb, _, target = action.partition(":")
-    if verb == "add":
+    if verb == "add" and find_list(target) is not None:
         return list_add(form, target)
     if verb == "remove":
-        path, _, index = target.rpartition(":")
-        return list_remove(form, path, int(index)) if index.isdigit() else form
-    return form
+        path, _, raw_index = target.rpartition(":")
+        index = parse_int(raw_index, maximum=10**6)
+        if index is not None and find_list(path) is not None:
+            return list_remove(form, path, index)
+    raise Http404("No such editor action")
 
 
 def _catalog_options(team_id: int) -> dict[str, list[dict]]:
@@ -99,7 +138,11 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
     def post(self, request, *args, **kwargs):
         self.object = design = self.get_object()
         self.require_role(design, Role.EDITOR)
-        form = posted_form(request)
+        try:
+            form = posted_form(request)
+            message = posted_message(request)
+        except EditorInputInvalid as exc:
+            return _refused(request, exc)
         action = request.POST.get("__action__", "")
         if action == "discard":
             services.draft_discard(actor=request.user, design=design)
@@ -108,7 +151,6 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
             form = apply_action(form, action)
             draft = services.draft_save(actor=request.user, design=design, form_data=form)
             return self._render(form, draft=draft)
-        message = request.POST.get("message", "").strip() or "Edited in the studio"
         try:
             revision = services.design_revision_create(
                 actor=request.user, design=design, spec=form_to_spec(form), message=message
@@ -130,7 +172,10 @@ class DesignEditorValidateView(ScopedActionView):
     def post(self, request, *args, **kwargs):
         design = self.get_object()
         self.require_role(design, Role.EDITOR)
-        form = posted_form(request)
+        try:
+            form = posted_form(request)
+        except EditorInputInvalid as exc:
+            return _refused(request, exc)
         draft = services.draft_save(actor=request.user, design=design, form_data=form)
         look = look_for(form, design.project.team_id)
         return render(

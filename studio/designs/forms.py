@@ -8,7 +8,9 @@ from studio.designs.examples import list_examples
 class ProjectCreateForm(forms.Form):
     team = forms.ModelChoiceField(queryset=Team.objects.none())
     name = forms.CharField(max_length=200)
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=5_000
+    )
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -67,7 +69,7 @@ def design_create_forms(project, data=None, files=None) -> dict:
 
 
 class DesignRevertForm(forms.Form):
-    revision = forms.IntegerField(min_value=1)
+    revision = forms.IntegerField(min_value=1, max_value=2**31 - 1)
 
     def __init__(self, *args, design, **kwargs):
         super().__init__(*args, **kwargs)

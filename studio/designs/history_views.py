@@ -36,7 +36,10 @@ class DesignCloneView(_DesignPostView):
         self.require_role(design, Role.EDITOR)
         form = DesignCloneForm(request.POST)
         form.is_valid()  # every name is acceptable; an empty one becomes "<name> (copy)"
-        name = form.cleaned_data.get("name") or f"{design.name} (copy)"
+        if form.errors:
+            messages.error(request, f"Name: {form.errors['name'][0]}")
+            return redirect("design-detail", pk=design.pk)
+        name = form.cleaned_data.get("name") or f"{design.name[:193]} (copy)"
         try:
             clone = services.design_clone(actor=request.user, design=design, name=name)
         except services.DesignNameTaken as exc:

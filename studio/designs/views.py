@@ -14,7 +14,7 @@ from studio.accounts.models import Role
 from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.designs import services
 from studio.designs.forms import ProjectCreateForm, design_create_forms
-from studio.designs.importing import ImportFileInvalid
+from studio.designs.importing import ImportFileInvalid, check_request_size
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 
 
@@ -105,6 +105,14 @@ class DesignBlankView(_DesignCreateView):
 class DesignImportView(_DesignCreateView):
     form_key, title = "import_form", "Import"
 
+    def post(self, request, *args, **kwargs):
+        try:
+            check_request_size(request.META)  # before the body is parsed
+        except ImportFileInvalid as exc:
+            self.require_role(self.get_object(), Role.EDITOR)
+            return render(request, "400.html", {"problem": f"Import refused: {exc}"}, status=400)
+        return super().post(request, *args, **kwargs)
+
     def create(self, project, data):
         upload = data["file"]
         return services.design_create_from_upload(
@@ -112,7 +120,7 @@ class DesignImportView(_DesignCreateView):
             project=project,
             name=data["name"],
             filename=upload.name,
-            content=upload.read(),
+            content=upload,  # read by the importer, within its size limit
         )
 
 

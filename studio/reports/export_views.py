@@ -7,6 +7,7 @@ from django.utils.text import slugify
 from studio.accounts.models import TokenKind
 from studio.accounts.tokens import TokenHeaderInvalid, bearer_token, token_lookup
 from studio.core.audit import audit_record
+from studio.core.inputs import id_or_404
 from studio.designs.models import Project
 from studio.designs.selectors import projects_visible_to
 from studio.reports.renderers import CONTENT_TYPES, render
@@ -63,7 +64,7 @@ def _audit_feed_use(feed, project, what: str) -> None:
 
 
 def project_designs_export(request, pk: str, fmt: str):
-    project, feed = _project_for(request, int(pk))
+    project, feed = _project_for(request, id_or_404(pk))
     rows = project_designs_table(design_columns(project.designs.all()))
     _audit_feed_use(feed, project, f"designs.{fmt}")
     return _respond(rows, fmt, f"{slugify(project.name)}-designs", "designs")

@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 
+from studio.core.inputs import parse_id, plain_label
 from studio.designs.selectors import designs_visible_to
 from studio.reports import charts
 from studio.reports.comparison import comparison_rows, differing_fields
@@ -14,7 +15,7 @@ MAX_COMPARED = 4
 
 @login_required
 def compare(request):
-    ids = [i for i in request.GET.getlist("design") if i.isdigit()]
+    ids = [n for i in request.GET.getlist("design") if (n := parse_id(i)) is not None]
     if not 2 <= len(ids) <= MAX_COMPARED:
         return render(
             request,
@@ -25,10 +26,10 @@ def compare(request):
     found = {d.pk: d for d in designs_visible_to(request.user).filter(pk__in=ids)}
     if len(found) != len(set(ids)):
         raise Http404("No such design in your teams")
-    designs = [found[int(i)] for i in dict.fromkeys(ids)]
+    designs = [found[i] for i in dict.fromkeys(ids)]
     columns = design_columns(designs)
     rows = comparison_rows(columns)
-    names = [c.design.name for c in columns]
+    names = [plain_label(c.design.name) for c in columns]  # plain text in Plotly labels
     figures = [
         f
         for f in (

@@ -9,6 +9,7 @@ from models_engine import spec_diff
 from studio.accounts.models import Role
 from studio.accounts.scoping import TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
+from studio.core.inputs import parse_int
 from studio.designs.forms import design_create_forms
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs.columns import design_columns
@@ -70,9 +71,10 @@ class RevisionDiffView(TeamScopedObjectMixin, DetailView):
     def _revision(self, number: str | None, fallback):
         if number is None:
             return fallback
-        if not str(number).isdigit():
+        parsed = parse_int(number, maximum=2**31 - 1)
+        if parsed is None:
             raise Http404("Revision numbers are whole numbers")
-        revision = self.object.revisions.filter(number=int(number)).first()
+        revision = self.object.revisions.filter(number=parsed).first()
         if revision is None:
             raise Http404("No such revision")
         return revision

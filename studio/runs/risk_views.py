@@ -21,9 +21,17 @@ class DesignAcceptRiskView(ScopedActionView):
         design = self.get_object()
         self.require_role(design, Role.EDITOR)
         form = RiskAcceptForm(request.POST)
-        form.is_valid()  # a field that does not parse is empty; the service names what is missing
+        valid = form.is_valid()  # empty fields are valid here: the service names what is missing
         data = {key: form.cleaned_data.get(key) for key in form.fields}
         try:
+            if not valid:
+                raise design_services.RiskAcceptanceInvalid(
+                    {field: errors[0] for field, errors in form.errors.items()}
+                )
+            if design.latest_revision is None:
+                raise design_services.RiskAcceptanceInvalid(
+                    {"design": "it has no revision to evaluate yet"}
+                )
             design_services.risk_accept(
                 actor=request.user,
                 design=design,

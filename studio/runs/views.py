@@ -1,5 +1,6 @@
 """Run pages: start an evaluation, watch its progress, read its results."""
 
+from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.generic import DetailView
 
@@ -39,6 +40,9 @@ class DesignEvaluateView(ScopedActionView):
     def post(self, request, *args, **kwargs):
         design = self.get_object()
         self.require_role(design, Role.EDITOR)
+        if design.latest_revision is None:
+            messages.error(request, "This design has no revision yet: save one, then evaluate.")
+            return redirect("design-detail", pk=design.pk)
         run = services.run_enqueue(actor=request.user, revision=design.latest_revision)
         return redirect("run-detail", pk=run.pk)
 

@@ -7,6 +7,7 @@ object choice). Values that do not parse keep their raw text, so the engine's va
 the field and the user's input is never lost.
 """
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -78,7 +79,7 @@ def _default_of(node) -> Any:
 
 
 def form_to_spec(form: Mapping[str, str]) -> dict[str, Any]:
-    spec = _group_from_form(spec_tree(), form, "")
+    spec = _group_from_form(spec_tree(), form, "", FormIndex(form))
     spec["spec_version"] = SPEC_VERSION  # the editor always writes the current version
     return spec
 
@@ -91,12 +92,16 @@ def _coerce(leaf: Leaf, text: str) -> Any:
     if kind == "boolean":
         return BOOL_TEXT.get(text.lower(), text)
     if kind == "integer":
-        return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+        # ASCII digits of bounded length: `²` or 5,000 digits stay text for the validator.
+        return int(text) if re.fullmatch(r"[+-]?[0-9]{1,30}", text) else text
     if kind == "number":
+        if len(text) > 60 or not re.fullmatch(r"[0-9eE.+-]+", text):
+            return text
         try:
-            return float(text) if any(c in text for c in ".eE") else int(text)
+            number = float(text) if any(c in text for c in ".eE") else int(text)
         except ValueError:
             return text
+        return number if math.isfinite(number) else text
     if kind == "enum":
         return next((v for v in leaf.choice_values if str(v) == text), text)
     if kind == "string-list":
@@ -115,7 +120,9 @@ def _leaf_from_form(leaf: Leaf, form: Mapping[str, str], path: str, out: dict) -
     out[leaf.key] = _coerce(leaf, text)
 
 
-def _group_from_form(group: Group, form: Mapping[str, str], prefix: str) -> dict[str, Any]:
+def _group_from_form(
+    group: Group, form: Mapping[str, str], prefix: str, index: "FormIndex"
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for child in group.children:
         path = _join(prefix, child.key)
@@ -124,25 +131,51 @@ def _group_from_form(group: Group, form: Mapping[str, str], prefix: str) -> dict
         elif isinstance(child, Group):
             if child.optional:
                 out[child.key] = (
-                    _group_from_form(child, form, path) if form.get(ON + path) else None
+                    _group_from_form(child, form, path, index) if form.get(ON + path) else None
                 )
             else:
-                out[child.key] = _group_from_form(child, form, path)
+                out[child.key] = _group_from_form(child, form, path, index)
         elif isinstance(child, Choice):
             if form.get(MODE + path, child.keyword) == child.keyword:
                 out[child.key] = child.keyword
             else:
-                out[child.key] = _group_from_form(child.group, form, path)
+                out[child.key] = _group_from_form(child.group, form, path, index)
         elif isinstance(child, ListOf):
             out[child.key] = [
-                _group_from_form(child.item, form, f"{path}.{index}")
-                for index in list_indices(form, path)
+                _group_from_form(child.item, form, f"{path}.{i}", index)
+                for i in index.list_indices(path)
             ]
     return out
 
 
+class FormIndex:
+    """The form's dotted paths indexed once (linear in the form's size): which paths have
+    fields below them, and the item indices of each list. Looking these up per list item by
+    scanning every key made imports quadratic (8,000 site rows: a minute)."""
+
+    def __init__(self, form: Mapping[str, str]):
+        self.prefixes: set[str] = set()
+        self.indices: dict[str, set[int]] = {}
+        for key in form:
+            if key.startswith((ON, MODE)):
+                continue
+            parts = key.split(".")
+            for end in range(1, len(parts)):
+                prefix = ".".join(parts[:end])
+                self.prefixes.add(prefix)
+                part = parts[end]
+                if end + 1 < len(parts) and part.isascii() and part.isdigit() and len(part) < 10:
+                    self.indices.setdefault(prefix, set()).add(int(part))
+
+    def has_fields_below(self, path: str) -> bool:
+        return path in self.prefixes
+
+    def list_indices(self, path: str) -> list[int]:
+        return sorted(self.indices.get(path, ()))
+
+
 def list_indices(form: Mapping[str, str], path: str) -> list[int]:
-    pattern = re.compile(re.escape(path) + r"\.(\d+)\.")
+    pattern = re.compile(re.escape(path) + r"\.([0-9]{1,9})\.")
     return sorted({int(m.group(1)) for key in form if (m := pattern.match(key))})
 
 
@@ -152,7 +185,12 @@ def list_indices(form: Mapping[str, str], path: str) -> list[int]:
 def find_list(path: str) -> ListOf | None:
     node: Any = spec_tree()
     for part in path.split("."):
-        children = node.children if isinstance(node, Group) else node.group.children
+        if isinstance(node, Group):
+            children = node.children
+        elif isinstance(node, Choice):
+            children = node.group.children
+        else:  # a leaf or a list has no named children: no such list
+            return None
         node = next((c for c in children if c.key == part), None)
         if node is None:
             return None
@@ -175,7 +213,7 @@ def list_add(form: dict[str, str], path: str) -> dict[str, str]:
 
 def list_remove(form: dict[str, str], path: str, index: int) -> dict[str, str]:
     """Drop item `index` of the list at `path` and renumber the items after it."""
-    pattern = re.compile(re.escape(path) + r"\.(\d+)\.(.*)")
+    pattern = re.compile(re.escape(path) + r"\.([0-9]{1,9})\.(.*)")
     kept: dict[str, str] = {}
     for key, value in form.items():
         m = pattern.match(key.removeprefix(ON).removeprefix(MODE))
@@ -203,20 +241,20 @@ def rows_to_form(rows: list[tuple[str, str]]) -> dict[str, str]:
     """Rebuild editor form data from (path, value) rows: an optional object or an explicit
     choice is switched on when any of its fields is given."""
     form = {path.strip(): "" if value is None else str(value) for path, value in rows if path}
-    _switch_on(spec_tree(), "", form)
+    _switch_on(spec_tree(), "", form, FormIndex(form))
     return form
 
 
-def _switch_on(group: Group, prefix: str, form: dict[str, str]) -> None:
+def _switch_on(group: Group, prefix: str, form: dict[str, str], index: FormIndex) -> None:
     for child in group.children:
         path = _join(prefix, child.key)
-        given = any(key.startswith(path + ".") for key in form)
+        given = index.has_fields_below(path)
         if isinstance(child, Group):
             if child.optional and given:
                 form[ON + path] = "on"
-            _switch_on(child, path, form)
+            _switch_on(child, path, form, index)
         elif isinstance(child, Choice) and given:
             form[MODE + path] = "explicit"
         elif isinstance(child, ListOf):
-            for index in list_indices(form, path):
-                _switch_on(child.item, f"{path}.{index}", form)
+            for i in index.list_indices(path):
+                _switch_on(child.item, f"{path}.{i}", form, index)

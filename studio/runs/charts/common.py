@@ -4,6 +4,8 @@ import json
 
 import plotly.graph_objects as go
 
+from studio.core.inputs import plain_label
+
 FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
 SEVERITY_COLOURS = {
     "critical": "#7a271a",
@@ -52,7 +54,7 @@ def titled_layout(main: str, detail: str | None = None, **axes) -> dict:
 
 def site_prefix(name: str, multi_site: bool) -> str:
     """Title prefix of a per-site figure: the site's name when the design has several."""
-    return f"{name}: " if multi_site else ""
+    return f"{plain_label(name)}: " if multi_site else ""
 
 
 def per_site(figures: list[tuple[str, go.Figure | None]]):

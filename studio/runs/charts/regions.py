@@ -6,6 +6,7 @@ template shows the site table alone. Every number is read from the typed regions
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from studio.core.inputs import plain_label
 from studio.runs.charts.common import base_layout
 from studio.runs.selectors import TypedResults
 
@@ -35,7 +36,7 @@ def sites_figure(results: TypedResults) -> go.Figure | None:
     sites = results.regions.sites
     if len(sites) < 2:
         return None
-    names = [s["id"] for s in sites]
+    names = [plain_label(s["id"]) for s in sites]
     colours = [SITE_COLOURS[i % len(SITE_COLOURS)] for i in range(len(sites))]
     panels = (
         ("gpus", "GPUs", "GPUs (count)", "%{x}: %{y:,} GPUs"),
@@ -57,7 +58,8 @@ def sites_figure(results: TypedResults) -> go.Figure | None:
         figure.update_yaxes(title_text=axis_title, rangemode="tozero", row=1, col=col)
         figure.update_xaxes(title_text="site", row=1, col=col)
     detail = " · ".join(
-        f"{s['id']}: {s.get('name', '')} ({s.get('jurisdiction', 'n/a')})" for s in sites
+        plain_label(f"{s['id']}: {s.get('name', '')} ({s.get('jurisdiction', 'n/a')})")
+        for s in sites
     )
     _apply_title(figure, "Sites compared: GPUs, power price, grid carbon", detail)
     return figure

@@ -57,7 +57,10 @@ def test_create_and_evaluate_through_the_api(client, team_a, django_capture_on_c
 def test_project_in_a_team_you_do_not_belong_to_is_refused(client, team_a, team_b):
     client.force_login(team_a[0])
     response = client.post("/api/projects/", {"team": team_b[1].pk, "name": "Sneaky"})
-    assert response.status_code == 403
+    missing = client.post("/api/projects/", {"team": team_b[1].pk + 1000, "name": "Sneaky"})
+    # Another team's id is answered exactly like a missing one: no existence oracle.
+    assert response.status_code == missing.status_code == 404
+    assert response.json() == missing.json()
 
 
 def test_push_a_variant_as_json_and_as_csv_then_diff(client, team_a, design_in):
