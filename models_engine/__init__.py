@@ -22,6 +22,7 @@ from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions.result import RegionsResult, TrainingWithWan
 from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
+from models_engine.engines.roadmap.result import RoadmapResult
 from models_engine.engines.security import load_rules as load_security_rules
 from models_engine.engines.security.result import SecurityResult
 from models_engine.engines.storage.result import SiteStorage, StorageResult
@@ -62,6 +63,7 @@ __all__ = [
     "PerformanceResult",
     "RegionsResult",
     "ReliabilityResult",
+    "RoadmapResult",
     "ScaleOut",
     "ScalingResult",
     "SecurityResult",
