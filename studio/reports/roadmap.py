@@ -107,7 +107,7 @@ def phase_rows(roadmap: RoadmapResult) -> list[dict]:
     return [
         {
             "phase": p,
-            "weeks": f"{p.start_week}–{p.start_week + p.duration_weeks}",
+            "weeks": f"{p.start_week}\u2013{p.start_week + p.duration_weeks}",
             "depends": ", ".join(titles.get(d, d) for d in p.depends_on) or DASH,
             "capex": money(p.capex_usd) if p.capex_usd else DASH,
             "opex": money(p.opex_usd_per_year) if p.opex_usd_per_year else DASH,
@@ -120,8 +120,7 @@ def phase_rows(roadmap: RoadmapResult) -> list[dict]:
                         for part in (
                             a.capex_usd and f"capex {money(a.capex_usd)}",
                             a.opex_usd_per_year and f"opex {money(a.opex_usd_per_year)}/yr",
-                            a.savings_usd_per_year
-                            and f"saves {money(a.savings_usd_per_year)}/yr",
+                            a.savings_usd_per_year and f"saves {money(a.savings_usd_per_year)}/yr",
                             a.payback_months and f"payback {a.payback_months:.0f} months",
                         )
                         if part

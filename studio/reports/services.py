@@ -31,7 +31,9 @@ class ReportInvalid(DomainError):
 
 def snapshot_of(design: Design) -> dict:
     """What a report keeps of a design: its latest finished run, frozen."""
-    run = latest_done_run(EngineRun.objects.filter(revision__design=design).select_related("revision"))
+    run = latest_done_run(
+        EngineRun.objects.filter(revision__design=design).select_related("revision")
+    )
     if run is None or not results_are_current(run.results):
         raise ReportInvalid(f"“{design.name}” has no finished run of the current engines.")
     revision = run.revision

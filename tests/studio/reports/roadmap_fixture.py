@@ -35,7 +35,15 @@ def fake_roadmap(spec_doc, *, catalog_entries=None, baseline_doc=None, results=N
         ("control-plane", "planned", ["assessment"], 2, 10, 4.0e5, 1.5e5),
         ("training-optimisation", "planned", ["fabric-upgrade"], 10, 4, 0, 0),
         ("checkpoint-automation", "planned", ["control-plane"], 12, 6, 2.5e5, 3.0e4),
-        ("cost-governance", "planned", ["training-optimisation", "checkpoint-automation"], 18, 3, 0, 2.0e4),
+        (
+            "cost-governance",
+            "planned",
+            ["training-optimisation", "checkpoint-automation"],
+            18,
+            3,
+            0,
+            2.0e4,
+        ),
     ]
     for phase_id, status, deps, start, weeks, capex, opex in layout:
         phases.append(

@@ -107,6 +107,7 @@ def test_pdf_text_has_headings_numbers_and_roadmap_phases(built, client):
     # Numbers the web page shows are in the PDF: the headline table as rendered on the page.
     client.force_login(report.author)
     page = client.get(f"/reports/{report.pk}/").content.decode()
+    page = page.split('id="headline-table"')[1].split("</table>")[0]
     cells = re.findall(r'<td class="num[^"]*">([^<]+?)(?: <span|</td>)', page)
     assert len(cells) >= 20
     for cell in cells:
@@ -133,17 +134,12 @@ def test_every_page_renders_charts_have_ink_and_nothing_leaves_the_page(built):
         for x0, y0, x1, y1 in re.findall(
             r'xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)"', page[3]
         ):
-            assert -0.5 <= float(x0) and float(x1) <= width + 0.5
-            assert -0.5 <= float(y0) and float(y1) <= height + 0.5
-    # Pages carrying charts (the PDF's images) are not blank in their chart area either.
-    listing = subprocess.run(
-        ["pdfimages", "-list", str(path)], capture_output=True, text=True
-    ).stdout
-    assert listing is not None
+            assert float(x0) >= -0.5 and float(x1) <= width + 0.5
+            assert float(y0) >= -0.5 and float(y1) <= height + 0.5
 
 
 def test_saves_pages_for_a_person_to_look_at(built):
-    report, path, _ = built
+    _, path, _ = built
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
@@ -155,13 +151,24 @@ def test_saves_pages_for_a_person_to_look_at(built):
             wanted[number] = "headline"
         if "Roadmap for" in page and "roadmap" not in wanted.values():
             wanted[number] = "roadmap"
-        if "Performance" in page and "step" in page.lower() and "charts" not in wanted.values():
-            if number > 3:
-                wanted[number] = "charts"
+        is_charts = "Performance" in page and "step" in page.lower() and number > 3
+        if is_charts and "charts" not in wanted.values():
+            wanted[number] = "charts"
     for number, name in wanted.items():
         subprocess.run(
-            ["pdftoppm", "-r", "80", "-png", "-f", str(number), "-l", str(number),
-             "-singlefile", str(path), str(ARTIFACTS / f"page-{number:02d}-{name}")],
+            [
+                "pdftoppm",
+                "-r",
+                "80",
+                "-png",
+                "-f",
+                str(number),
+                "-l",
+                str(number),
+                "-singlefile",
+                str(path),
+                str(ARTIFACTS / f"page-{number:02d}-{name}"),
+            ],
             check=True,
         )
     assert len(list(ARTIFACTS.glob("*.png"))) >= 3
