@@ -22,7 +22,16 @@ from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions.result import RegionsResult, TrainingWithWan
 from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
-from models_engine.engines.roadmap.result import RoadmapResult
+from models_engine.engines.roadmap import (
+    Action as RoadmapAction,
+)
+from models_engine.engines.roadmap import (
+    MetricChange,
+    Phase,
+    RoadmapResult,
+    Trigger,
+    evaluate_roadmap,
+)
 from models_engine.engines.security import load_rules as load_security_rules
 from models_engine.engines.security.result import SecurityResult
 from models_engine.engines.storage.result import SiteStorage, StorageResult
@@ -60,9 +69,12 @@ __all__ = [
     "FabricTotals",
     "FacilityResult",
     "FacilityTotals",
+    "MetricChange",
     "PerformanceResult",
+    "Phase",
     "RegionsResult",
     "ReliabilityResult",
+    "RoadmapAction",
     "RoadmapResult",
     "ScaleOut",
     "ScalingResult",
@@ -74,6 +86,7 @@ __all__ = [
     "StorageResult",
     "SwitchCounts",
     "TrainingWithWan",
+    "Trigger",
     "ValidDesign",
     "WanPlan",
     "__version__",
@@ -82,6 +95,7 @@ __all__ = [
     "design_to_dict",
     "entry_with_price",
     "evaluate",
+    "evaluate_roadmap",
     "field_docs",
     "flatten_spec",
     "load_catalog",

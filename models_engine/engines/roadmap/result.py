@@ -25,12 +25,27 @@ PhaseId = Literal[
 
 
 class Trigger(ResultPart):
-    """An engine finding that puts a phase on the roadmap."""
+    """An engine finding that puts a phase on the roadmap.
+
+    `kind` says what `finding_id` names in the engine's typed result:
+    - "finding": the id of an entry of that engine's findings list (`findings`,
+      `residency_findings` for regions, `warnings` never);
+    - "check": the id of a failing security check (`SecurityResult.checks[*].id`);
+    - "metric": a dotted path into the engine's result JSON whose value (`value`) crossed the
+      stated `threshold` (an engine assumption listed in the roadmap's assumptions);
+    - "baseline-gap": a dotted spec path where the as-is design (`source="baseline"`) differs
+      from the target design (`value` is the as-is value, `target` the target's).
+    """
 
     engine: str
     finding_id: str
     severity: str
     message: str
+    kind: Literal["finding", "check", "metric", "baseline-gap"] = "finding"
+    source: Literal["design", "baseline"] = "design"
+    value: float | str | bool | None = None
+    threshold: float | None = None
+    target: Any = None
 
 
 class MetricChange(ResultPart):
@@ -61,6 +76,9 @@ class Action(ResultPart):
     savings_usd_per_year: float | None
     payback_months: float | None
     source: str  # where the action and its figures come from
+    # What the cost figures above are: "engine" (difference of two cost-engine runs),
+    # "none" (no spec change or no cost change: nothing is priced for the work itself).
+    cost_basis: Literal["engine", "none"] = "none"
 
 
 class Phase(ResultPart):
@@ -76,6 +94,8 @@ class Phase(ResultPart):
     capex_usd: float
     opex_usd_per_year: float
     headline_change: list[MetricChange]
+    # How the duration was chosen (the roadmap's duration table; an engine assumption).
+    duration_basis: str = ""
 
 
 class RoadmapResult(EngineResult):
@@ -87,6 +107,8 @@ class RoadmapResult(EngineResult):
     headline_after: dict[str, float]  # every planned phase applied
     assumptions: list[str]
     sources: list[str]
+    # Engine runs made to compute the plan (the design, the baseline, one per applied action).
+    engine_runs: int = 0
 
     def phase(self, phase_id: str) -> Phase:
         return next(p for p in self.phases if p.id == phase_id)

@@ -1,0 +1,262 @@
+"""The roadmap engine: phases put there by engine findings, effects from engine re-runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import models_engine
+from models_engine.engines.roadmap import (
+    DEPENDS_ON,
+    PHASE_ORDER,
+    apply_spec_changes,
+    evaluate_roadmap,
+)
+from models_engine.engines.roadmap import phases as roadmap_phases
+from models_engine.pipeline import evaluate, run_engines
+from models_engine.validate import validate_design
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+NAMES = sorted(p.stem for p in EXAMPLES.glob("*.json"))
+
+
+def _doc(name: str) -> dict:
+    return json.loads((EXAMPLES / f"{name}.json").read_text())
+
+
+@cache
+def _roadmap(name: str):
+    return evaluate_roadmap(_doc(name))
+
+
+@cache
+def _results(name: str) -> dict:
+    design = validate_design(_doc(name))
+    return run_engines(design.spec, design.catalog, design.gpu)
+
+
+def _resolve(data, path: str):
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def _finding_ids(results: dict, engine: str) -> set[str]:
+    result = results[engine]
+    ids = {f["id"] for f in getattr(result, "findings", [])}
+    for site in getattr(result, "sites", []) or []:
+        ids |= {f["id"] for f in getattr(site, "findings", [])}
+    if engine == "regions":
+        ids |= {f"residency:{f['dataset']}@{f['region']}" for f in result.residency_findings}
+    return ids
+
+
+def _is_real(trigger, results: dict) -> bool:
+    """The trigger names something present in the design's engine results."""
+    if trigger.source != "design":
+        return False
+    if trigger.kind == "finding":
+        return trigger.finding_id in _finding_ids(results, trigger.engine)
+    if trigger.kind == "check":
+        checks = {c["id"]: c for c in results["security"].checks}
+        return checks[trigger.finding_id]["status"] == "FAIL"
+    if trigger.kind == "metric":
+        value = _resolve(results[trigger.engine].to_json(), trigger.finding_id)
+        return value == trigger.value
+    return False
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_phases_in_order_and_the_schedule_respects_dependencies(name):
+    roadmap = _roadmap(name)
+    assert [p.id for p in roadmap.phases] == PHASE_ORDER
+    end = {p.id: p.start_week + p.duration_weeks for p in roadmap.phases}
+    for phase in roadmap.phases:
+        assert phase.depends_on == DEPENDS_ON[phase.id]
+        for dep in phase.depends_on:
+            assert phase.start_week >= end[dep], (phase.id, dep)
+    assert roadmap.total_weeks == max(end.values())
+    assert roadmap.phases[0].id == "assessment" and roadmap.phases[0].start_week == 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_done_phases_have_no_actions_planned_phases_name_real_findings(name):
+    roadmap, results = _roadmap(name), _results(name)
+    for phase in roadmap.phases:
+        if phase.status == "done":
+            assert phase.actions == [] and phase.triggers == [] and phase.duration_weeks == 0
+            assert phase.summary.startswith("Done:")
+            continue
+        assert phase.triggers, phase.id
+        assert any(_is_real(t, results) for t in phase.triggers), phase.id
+        # Every trigger of the design is real, none invented.
+        for trigger in phase.triggers:
+            assert _is_real(trigger, results), (phase.id, trigger)
+
+
+def _changes_before(roadmap, phase_id: str) -> tuple[dict, dict]:
+    before: dict = {}
+    for phase in roadmap.phases:
+        changes = {k: v for a in phase.actions for k, v in a.spec_changes.items()}
+        if phase.id == phase_id:
+            return before, {**before, **changes}
+        before.update(changes)
+    raise AssertionError(phase_id)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_headline_change_is_what_evaluate_returns(name):
+    """Recompute the last planned phase with spec changes independently with `evaluate`."""
+    roadmap = _roadmap(name)
+    changed = [p for p in roadmap.phases if any(a.spec_changes for a in p.actions)]
+    assert changed, "every example has at least one phase that changes the design"
+    phase = changed[-1]
+    before_changes, after_changes = _changes_before(roadmap, phase.id)
+    before = evaluate(apply_spec_changes(_doc(name), before_changes))["headline"]
+    after = evaluate(apply_spec_changes(_doc(name), after_changes))["headline"]
+    assert phase.headline_change
+    for change in phase.headline_change:
+        assert change.before == pytest.approx(before.get(change.metric), rel=1e-9)
+        assert change.after == pytest.approx(after.get(change.metric), rel=1e-9)
+    # The plan's before is the design's own headline, its after every phase applied.
+    assert roadmap.headline_before["step_time_s"] == evaluate(_doc(name))["headline"]["step_time_s"]
+    _, every = _changes_before(roadmap, PHASE_ORDER[-1])
+    final = evaluate(apply_spec_changes(_doc(name), every))["headline"]
+    assert roadmap.headline_after["capex_usd"] == pytest.approx(final["capex_usd"], rel=1e-9)
+
+
+def test_fabric_upgrade_costs_come_from_the_cost_engine():
+    """The L40S pod runs 2 x 200G per 8 GPUs (50 Gb/s per GPU): the fabric phase raises the
+    NICs to the line rate and its capex is the cost engine's difference between the runs."""
+    roadmap = _roadmap("l40s-custom-gpu-finetune")
+    fabric = roadmap.phase("fabric-upgrade")
+    assert fabric.status == "planned"
+    assert any(
+        t.finding_id.endswith("scale_out_line_rate_gbit_per_s_per_gpu") for t in fabric.triggers
+    )
+    action = next(a for a in fabric.actions if a.id == "fabric-nic-bandwidth")
+    assert action.spec_changes == {"fabric.nic_speed_gbps": 400}
+    base = evaluate(_doc("l40s-custom-gpu-finetune"))
+    upgraded = evaluate(apply_spec_changes(_doc("l40s-custom-gpu-finetune"), action.spec_changes))
+    assert action.cost_basis == "engine"
+    assert action.capex_usd == pytest.approx(
+        upgraded["cost"]["capex"]["total_usd"] - base["cost"]["capex"]["total_usd"]
+    )
+    assert fabric.capex_usd == pytest.approx(action.capex_usd)
+    assert fabric.duration_weeks == 12  # hardware changes: the table's hardware row
+
+
+def test_checkpoint_automation_done_with_incremental_async_optimal_interval():
+    doc = _doc("h100-256-onprem-starter")
+    doc["storage"]["checkpoint"] = {
+        "interval_min": "auto",
+        "async_write": True,
+        "incremental": True,
+        "retention_count": 3,
+    }
+    phase = evaluate_roadmap(doc).phase("checkpoint-automation")
+    assert phase.status == "done" and phase.actions == []
+
+
+def test_blocking_off_optimum_checkpoints_are_planned():
+    phase = _roadmap("l40s-custom-gpu-finetune").phase("checkpoint-automation")
+    assert phase.status == "planned"
+    changes = {k: v for a in phase.actions for k, v in a.spec_changes.items()}
+    assert changes["storage.checkpoint.interval_min"] == "auto"
+    assert changes["storage.checkpoint.async_write"] is True
+    goodput = next(c for c in phase.headline_change if c.metric == "goodput")
+    assert goodput.after > goodput.before
+
+
+def test_two_region_synchronous_over_thin_wan_gets_a_faster_strategy():
+    doc = _doc("two-region-hierarchical")
+    doc["regions"]["cross_region_strategy"] = "synchronous"
+    doc["regions"]["wan_links"][0]["bandwidth_gbps"] = 10
+    roadmap = evaluate_roadmap(doc)
+    phase = roadmap.phase("training-optimisation")
+    assert phase.status == "planned"
+    assert "synchronous-wan-not-viable" in {t.finding_id for t in phase.triggers}
+    action = next(a for a in phase.actions if a.id == "training-cross-region-strategy")
+    assert action.spec_changes["regions.cross_region_strategy"] != "synchronous"
+    # The strategy change alone reduces the step (re-run, not guessed).
+    before_changes, _ = _changes_before(roadmap, phase.id)
+    before = evaluate(apply_spec_changes(doc, before_changes))["headline"]
+    after = evaluate(apply_spec_changes(doc, {**before_changes, **action.spec_changes}))
+    assert after["headline"]["step_time_s"] < before["step_time_s"]
+    step = next(c for c in phase.headline_change if c.metric == "step_time_s")
+    assert step.after < step.before
+
+
+def test_given_results_are_reused():
+    name = "h100-256-onprem-starter"
+    fresh = _roadmap(name)
+    reused = evaluate_roadmap(_doc(name), results=_results(name))
+    assert reused.engine_runs == fresh.engine_runs - 1
+    assert [p.status for p in reused.phases] == [p.status for p in fresh.phases]
+    assert reused.headline_after == fresh.headline_after
+
+
+def test_baseline_starts_the_plan_and_its_gaps_are_triggers():
+    target = _doc("h100-256-onprem-starter")
+    baseline = copy.deepcopy(target)
+    baseline["name"] = "As-is: 200G NICs"
+    baseline["fabric"]["nic_speed_gbps"] = 200
+    baseline["storage"]["checkpoint"]["async_write"] = False
+    roadmap = evaluate_roadmap(target, baseline_doc=baseline)
+    assert roadmap.baseline_name == "As-is: 200G NICs"
+    assert roadmap.headline_before == pytest.approx(
+        {
+            k: v
+            for k, v in evaluate(baseline)["headline"].items()
+            if isinstance(v, float | int) and not isinstance(v, bool)
+        }
+    )
+    fabric = roadmap.phase("fabric-upgrade")
+    assert fabric.status == "planned"
+    gaps = [t for t in fabric.triggers if t.source == "baseline"]
+    assert {t.finding_id for t in gaps} >= {"fabric.nic_speed_gbps"}
+    adopt = fabric.actions[0]
+    assert adopt.spec_changes == {"fabric.nic_speed_gbps": 400}
+    ckpt = roadmap.phase("checkpoint-automation")
+    assert {"storage.checkpoint.async_write": True}.items() <= {
+        k: v for a in ckpt.actions for k, v in a.spec_changes.items()
+    }.items()
+    step = next(c for c in fabric.headline_change if c.metric == "capex_usd")
+    assert step.before == roadmap.headline_before["capex_usd"]
+
+
+def test_an_action_the_design_cannot_take_is_dropped_with_a_note(monkeypatch):
+    original = roadmap_phases.DECIDERS["cost-governance"]
+
+    def with_invalid(design):
+        draft = original(design)
+        draft.triggers.append(
+            roadmap_phases._metric("cost", "summary.ownership", "x", None, "test")
+        )
+        draft.actions.append(
+            roadmap_phases.ActionDraft(
+                id="bad",
+                title="bad",
+                detail="",
+                spec_changes={"economics.utilisation": 2.0},
+                source="test",
+            )
+        )
+        return draft
+
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "cost-governance", with_invalid)
+    roadmap = evaluate_roadmap(_doc("h100-256-onprem-starter"))
+    phase = roadmap.phase("cost-governance")
+    assert "bad" not in {a.id for a in phase.actions}
+    assert any("'bad' dropped" in note for note in roadmap.assumptions)
+
+
+def test_public_face_exports_the_roadmap():
+    for name in ("evaluate_roadmap", "RoadmapResult", "Phase", "Trigger", "MetricChange"):
+        assert name in models_engine.__all__
+    roadmap = _roadmap("dgx-h100-superpod-4su")
+    assert models_engine.RoadmapResult.from_json(roadmap.to_json()) == roadmap
