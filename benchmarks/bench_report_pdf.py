@@ -44,6 +44,8 @@ def main() -> None:
 
     setup_test_environment()
     old_name = connection.settings_dict["NAME"]
+    # A database of its own: the bench may run beside the test suite.
+    connection.settings_dict.setdefault("TEST", {})["NAME"] = "test_bench_report_pdf"
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         if not hasattr(models_engine, "evaluate_roadmap"):

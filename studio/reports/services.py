@@ -61,7 +61,8 @@ def roadmap_for(project: Project, primary: dict, baseline: dict | None) -> tuple
             primary["spec"],
             catalog_entries=team_catalog_entries(project.team_id),
             baseline_doc=baseline["spec"] if baseline else None,
-            results=primary["results"],
+            # `results` takes the engines' typed results (run_engines), not stored JSON: the
+            # roadmap engine runs the design itself.
         )
     except Exception as exc:  # the engine's failure is shown in the report, not a 500
         logger.exception("roadmap of report failed")
