@@ -68,8 +68,11 @@ def built(django_db_setup, django_db_blocker, tmp_path_factory):
         folder = tmp_path_factory.mktemp("pdf")
         path = folder / "report.pdf"
         path.write_bytes(bytes(report.pdf or b""))
-        yield report, path, folder
+    yield report, path, folder
+    with django_db_blocker.unblock():  # made outside any test's transaction: remove it all
         Report.objects.filter(pk=report.pk).delete()
+        team.delete()
+        user.delete()
 
 
 def pdftext(path: Path, *args) -> str:
