@@ -11,6 +11,7 @@ from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as project_views
 from studio.reports import export_views
+from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
 from studio.runs import views as run_views
@@ -45,6 +46,18 @@ urlpatterns = [
         "projects/<id:pk>/history/",
         audit_views.ProjectHistoryView.as_view(),
         name="project-history",
+    ),
+    path(
+        "projects/<id:pk>/reports/",
+        report_pages.ProjectReportsView.as_view(),
+        name="project-reports",
+    ),
+    path("reports/<id:pk>/", report_pages.ReportDetailView.as_view(), name="report-detail"),
+    path("reports/<id:pk>/report.pdf", report_pages.ReportPdfView.as_view(), name="report-pdf"),
+    path(
+        "reports/<id:pk>/rebuild-pdf/",
+        report_pages.ReportRebuildPdfView.as_view(),
+        name="report-rebuild-pdf",
     ),
     path("designs/<id:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
     path("designs/<id:pk>/diff/", design_views.RevisionDiffView.as_view(), name="design-diff"),

@@ -2,12 +2,13 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from studio.api import views
+from studio.api import report_views, views
 
 router = DefaultRouter()
 router.register("projects", views.ProjectViewSet, basename="api-project")
 router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("runs", views.EngineRunViewSet, basename="api-run")
+router.register("reports", report_views.ReportViewSet, basename="api-report")
 router.register("catalog-entries", views.TeamCatalogEntryViewSet, basename="api-catalog-entry")
 
 urlpatterns = [

@@ -4,7 +4,7 @@ import json
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import FONT
+from studio.runs.charts.common import FONT, short_name
 from studio.runs.selectors import typed_results
 
 PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
@@ -29,10 +29,11 @@ def metric_bars(rows: list[dict], names: list[str]) -> list[dict]:
             continue
         figure = go.Figure(
             go.Bar(
-                x=names,
+                x=[short_name(n) for n in names],
+                customdata=names,
                 y=values,
                 marker_color=PALETTE[: len(names)],
-                hovertemplate="%{x}: %{y:.4g} " + metric.unit + "<extra></extra>",
+                hovertemplate="%{customdata}: %{y:.4g} " + metric.unit + "<extra></extra>",
             )
         )
         better = "lower is better" if metric.better == "lower" else "higher is better"
@@ -69,16 +70,25 @@ def radar(rows: list[dict], names: list[str]) -> dict | None:
             go.Scatterpolar(
                 r=[*series[i], series[i][0]],
                 theta=[*axes, axes[0]],
-                name=name,
-                line_color=PALETTE[i],
-                fill="toself",
-                opacity=0.6,
+                name=short_name(name),
+                hovertext=name,
+                line={"color": PALETTE[i], "width": 2},
+                marker={"size": 5},
+                mode="lines+markers",
+                fill="toself" if len(names) <= 2 else "none",
+                fillcolor=PALETTE[i],
+                opacity=0.45 if len(names) <= 2 else 0.9,
             )
         )
     figure.update_layout(
         _layout(
             "Normalised scores (1 = best of the designs compared)",
-            polar={"radialaxis": {"range": [0, 1], "title": {"text": "score (fraction of best)"}}},
+            polar={
+                "radialaxis": {"range": [0, 1.05], "tickvals": [0.5, 1], "showline": False},
+                "angularaxis": {"tickfont": {"size": 11}},
+            },
+            legend={"orientation": "h", "yanchor": "top", "y": -0.12, "x": 0},
+            margin={"l": 90, "r": 90, "t": 70, "b": 80},
         )
     )
     return {"id": "radar", "spec": json.loads(figure.to_json())}
@@ -94,10 +104,10 @@ def cost_vs_time(columns, names: list[str]) -> dict | None:
             x=[x],
             y=[y],
             mode="markers+text",
-            text=[names[i]],
+            text=[short_name(names[i])],
             textposition="top center",
             marker={"size": 14, "color": PALETTE[i]},
-            name=names[i],
+            name=short_name(names[i]),
         )
     figure.update_layout(
         _layout(
@@ -124,7 +134,7 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
             x=[p.gpu_count for p in points],
             y=[p.time_to_train_failure_free_days for p in points],
             mode="lines+markers",
-            name=names[i],
+            name=short_name(names[i]),
             line_color=PALETTE[i],
         )
     if not drawn:

@@ -24,13 +24,36 @@ STATUS_COLOURS = {
 
 
 def base_layout(title: str, **axes) -> dict:
+    """Title left-aligned and wrapped into the top margin (never clipped at the panel's edge);
+    the legend below the plot, anchored under the x-axis title (never on top of it)."""
     return {
-        "title": {"text": title},
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "automargin": True},
         "font": FONT,
         "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
-        "legend": {"orientation": "h", "y": -0.2},
-        **axes,
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.3, "x": 0, "xanchor": "left"},
+        "xaxis": {"automargin": True},
+        "yaxis": {"automargin": True},
+        **{k: _automargin(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in axes.items()},
     }
+
+
+def _automargin(axis):
+    return {"automargin": True, **axis} if isinstance(axis, dict) else axis
+
+
+def money_axis(values) -> dict:
+    """Axis ticks for money: `$0.50`, `$12`, `$850k`, `$1.2M` (two significant digits)."""
+    top = max((abs(v) for v in values if isinstance(v, int | float)), default=0)
+    if top >= 1000:
+        return {"tickprefix": "$", "tickformat": "~s"}
+    if top >= 10:
+        return {"tickprefix": "$", "tickformat": ",.0f"}
+    return {"tickprefix": "$", "tickformat": ",.2f"}
+
+
+def short_name(name: str, limit: int = 22) -> str:
+    """A long design name cut for a legend or an axis (the full name stays in the hover)."""
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 
 def figure_entry(figure_id: str, figure: go.Figure) -> dict:
@@ -46,9 +69,9 @@ def titled_layout(main: str, detail: str | None = None, **axes) -> dict:
     if not detail:
         return base_layout(main, **axes)
     layout = base_layout(
-        f"{main}<br><span style='font-size:12px;color:#667085'>{detail}</span>", **axes
+        f"{main}<br><span style='font-size:12px;color:#667085'>{_wrapped(detail)}</span>", **axes
     )
-    layout["margin"] = {**layout["margin"], "t": 85}
+    layout["margin"] = {**layout["margin"], "t": 85 + 16 * _wrapped(detail).count("<br>")}
     return layout
 
 
@@ -65,3 +88,17 @@ def per_site(figures: list[tuple[str, go.Figure | None]]):
     if len(figures) == 1:
         return drawn[0][1]
     return drawn
+
+
+def _wrapped(detail: str, width: int = 90) -> str:
+    """A long second title line broken into lines of about `width` characters (Plotly does
+    not wrap titles: an unbroken line is clipped at the panel's edge)."""
+    lines, line = [], ""
+    for word in detail.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "<br>".join(lines)

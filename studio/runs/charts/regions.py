@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from studio.core.inputs import plain_label
-from studio.runs.charts.common import base_layout
+from studio.runs.charts.common import base_layout, money_axis
 from studio.runs.selectors import TypedResults
 
 SITE_COLOURS = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed", "#d92d20", "#667085"]
@@ -174,8 +174,7 @@ def egress_figure(results: TypedResults) -> go.Figure | None:
     figure.update_yaxes(title_text="egress (TB/month)", rangemode="tozero", row=1, col=1)
     figure.update_yaxes(
         title_text="egress cost (USD/month)",
-        tickprefix="$",
-        tickformat=",.0f",
+        **money_axis([r.get("usd") for r in rows]),
         rangemode="tozero",
         row=1,
         col=2,

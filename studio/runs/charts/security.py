@@ -37,10 +37,31 @@ def findings_by_severity(security: SecurityResult) -> go.Figure:
 
 
 def findings_by_category(security: SecurityResult) -> go.Figure:
+    """Horizontal bars: one row per category with its full name readable (vertical bars
+    squashed a dozen long labels into slanted, cut text)."""
     categories = security.by_category
     names = list(categories)
     labels = [categories[n].get("title", n) for n in names]
-    return _stacked("Security checks by category and result", categories, labels, names, "category")
+    figure = go.Figure()
+    for status in STATUSES:
+        key = status.lower()
+        figure.add_bar(
+            name=status.replace("_", " ").lower(),
+            y=labels,
+            x=[categories[n].get(key, 0) for n in names],
+            orientation="h",
+            marker_color=STATUS_COLOURS[status],
+        )
+    figure.update_layout(
+        base_layout(
+            "Security checks by category and result",
+            xaxis={"title": {"text": "checks (count)"}},
+            yaxis={"autorange": "reversed"},
+        ),
+        barmode="stack",
+        height=max(380, 140 + 28 * len(labels)),
+    )
+    return figure
 
 
 def framework_coverage(security: SecurityResult) -> go.Figure:

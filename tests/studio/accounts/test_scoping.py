@@ -20,7 +20,16 @@ def world(team_a, team_b, design_in):
     entry_b = catalog_services.team_entry_create(
         actor=bob, team=bravo, kind="gpus", data=team_gpu_entry("bravo-secret-gpu")
     )
-    return {"alice": alice, "design_b": design_b, "run_b": run_b, "entry_b": entry_b}
+    from studio.reports.models import Report
+
+    report_b = Report.objects.create(project=design_b.project, title="Bravo report", covers=[])
+    return {
+        "alice": alice,
+        "design_b": design_b,
+        "run_b": run_b,
+        "entry_b": entry_b,
+        "report_b": report_b,
+    }
 
 
 def _object_urls(world) -> list[str]:
@@ -56,6 +65,7 @@ def _object_for(name: str, world) -> int:
         ("run", world["run_b"]),
         ("design", world["design_b"]),
         ("project", world["design_b"].project),
+        ("report", world["report_b"]),
     ):
         if kind in name:
             return obj.pk

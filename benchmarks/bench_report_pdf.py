@@ -1,0 +1,98 @@
+"""Time to build a report PDF with a warm worker (goal: <= 5 s for a ~10-page report).
+
+    DATABASE_URL=postgres://... DJANGO_SETTINGS_MODULE=studio.settings.test \\
+        .venv/bin/python benchmarks/bench_report_pdf.py
+
+Builds, in a scratch database (the test runner's), a one-design report of the H100 starter
+example with a hand-made roadmap (the report's ~10-page case: cover, contents, summary and
+headline, roadmap, the engine sections), then times `render_report_pdf` several times in the
+same process: the first call starts the worker's kaleido (chromium), the rest are what a warm
+worker pays. Prints pages and seconds, and also the two-design report of the tests."""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings.test")
+
+import django  # noqa: E402
+
+django.setup()
+import logging  # noqa: E402
+
+logging.getLogger("weasyprint").setLevel(logging.WARNING)
+logging.getLogger("fontTools").setLevel(logging.WARNING)
+
+from django.test.utils import setup_test_environment  # noqa: E402
+
+
+def main() -> None:
+    from django.db import connection
+    from django.test.utils import get_runner  # noqa: F401
+
+    import models_engine
+    from studio.accounts.models import Membership, Team
+    from studio.designs import services as design_services
+    from studio.reports import services
+    from studio.reports.pdf import render_report_pdf
+    from studio.runs import services as run_services
+    from tests.conftest import example_spec
+    from tests.studio.reports.roadmap_fixture import fake_roadmap
+
+    setup_test_environment()
+    old_name = connection.settings_dict["NAME"]
+    # A database of its own: the bench may run beside the test suite.
+    connection.settings_dict.setdefault("TEST", {})["NAME"] = "test_bench_report_pdf"
+    connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        if not hasattr(models_engine, "evaluate_roadmap"):
+            models_engine.evaluate_roadmap = fake_roadmap
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.create_user("bench", password="pw")
+        team = Team.objects.create(name="Bench", slug="bench")
+        Membership.objects.create(team=team, user=user, role="owner")
+        project = design_services.project_create(actor=user, team=team, name="Bench")
+        designs = []
+        for slug in ("h100-256-onprem-starter", "dgx-h100-superpod-4su"):
+            design = design_services.design_create(
+                actor=user, project=project, name=slug, spec=example_spec(slug), message="b"
+            )
+            run = run_services.run_enqueue(
+                actor=user, revision=design.latest_revision, dispatch=False
+            )
+            run_services.run_execute(run_id=run.pk)
+            designs.append(design)
+        cases = {
+            "one design": designs[:1],
+            "two designs": designs,
+        }
+        for label, picked in cases.items():
+            report = services.report_create(
+                actor=user,
+                project=project,
+                title=label,
+                summary="Bench.",
+                designs=picked,
+                dispatch=False,
+            )
+            timings = []
+            for _ in range(4):
+                started = time.perf_counter()
+                _, pages = render_report_pdf(report)
+                timings.append(time.perf_counter() - started)
+            warm = timings[1:]
+            print(
+                f"{label}: {pages} pages · first (cold kaleido start if first case) "
+                f"{timings[0]:.2f} s · warm best {min(warm):.2f} s, "
+                f"median {sorted(warm)[len(warm) // 2]:.2f} s (goal <= 5 s)"
+            )
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+"""Everything the report template shows, built from the report's own snapshot (never from the
+live designs): the cover, contents, headline comparison in numbers and words with evidence
+grades, the roadmap, one section per engine (the web's charts and blocks, long tables capped),
+findings to act on, the diff against the previous report, assumptions and sources."""
+
+from dataclasses import replace
+
+from studio.reports.evidence import evidence_for
+from studio.reports.roadmap import money, roadmap_context
+from studio.reports.selectors import previous_report
+from studio.runs.charts import run_sections
+from studio.runs.headline import HEADLINE_METRICS, Metric, headline_changes
+from studio.runs.sections import section_blocks
+from studio.runs.sections.blocks import Group, Heading, Paragraph, Table, text
+from studio.runs.sections.format import DASH, amount, count, percent
+from studio.runs.selectors import parse_results
+
+TABLE_ROWS = 25  # longer tables are capped in the report (full data: the run's XLSX)
+MAX_SOURCES = 60
+ACT_ON = {"critical", "high", "warning", "medium", "error"}
+SEVERITY_RANK = {"critical": 0, "high": 1, "error": 1, "warning": 2, "medium": 2}
+
+
+def format_metric(value, metric: Metric) -> str:
+    if value is None or isinstance(value, bool):
+        return DASH
+    if metric.unit == "fraction":
+        return percent(value)
+    if metric.unit in ("USD", "USD/GPU-h"):
+        return money(value) if abs(value) >= 1000 else f"${value:,.2f}"
+    if metric.unit == "count":
+        return count(value)
+    unit = f" {metric.unit}" if metric.unit not in ("%",) else " %"
+    return f"{amount(value)}{unit}"
+
+
+def _words(metric: Metric, names: list[str], values: list, best: int | None) -> str:
+    """The difference in words: who is better, by how much, and which way is better."""
+    if best is None:
+        return ""
+    others = [(n, v) for i, (n, v) in enumerate(zip(names, values, strict=True)) if i != best]
+    parts = []
+    for name, value in others:
+        if not isinstance(value, int | float) or not value:
+            continue
+        ratio = values[best] / value - 1
+        if abs(ratio) < 0.005:
+            parts.append(f"the same as {name}")
+            continue
+        direction = "lower" if ratio < 0 else "higher"
+        parts.append(f"{abs(ratio) * 100:.0f} % {direction} than {name}")
+    if not parts:
+        return ""
+    better = "lower is better" if metric.better == "lower" else "higher is better"
+    return f"{names[best]}: {format_metric(values[best], metric)}, {', '.join(parts)} ({better})."
+
+
+def comparison(covers: list[dict]) -> list[dict]:
+    names = [c["design_name"] for c in covers]
+    rows = []
+    for metric in HEADLINE_METRICS:
+        values = [c["headline"].get(metric.key) for c in covers]
+        if all(v is None for v in values):
+            continue
+        numbers = [(v, i) for i, v in enumerate(values) if isinstance(v, int | float)]
+        best = None
+        if len(numbers) >= 2 and metric.better != "neutral" and len({v for v, _ in numbers}) > 1:
+            best = (min if metric.better == "lower" else max)(numbers)[1]
+        rows.append(
+            {
+                "metric": metric,
+                "cells": [
+                    {"text": format_metric(v, metric), "best": i == best}
+                    for i, v in enumerate(values)
+                ],
+                "words": _words(metric, names, values, best),
+                "evidence": evidence_for(metric.key),
+            }
+        )
+    return rows
+
+
+def capped(blocks: list, limit: int = TABLE_ROWS) -> list:
+    """The blocks for print: tables cut at `limit` rows with a note, collapsible groups open."""
+    out = []
+    for block in blocks:
+        if isinstance(block, Table) and len(block.rows) > limit:
+            out.append(replace(block, rows=block.rows[:limit], scroll=False))
+            out.append(
+                Paragraph(
+                    text(
+                        f"First {limit} of {len(block.rows)} rows; the full table is in the "
+                        "run's CSV / XLSX download."
+                    ),
+                    css="muted small capped-note",
+                )
+            )
+        elif isinstance(block, Table):
+            out.append(replace(block, scroll=False))
+        elif isinstance(block, Group):
+            inner = capped(block.blocks, limit)
+            if block.summary:
+                inner = [Heading(text(block.summary)), *inner]
+            out.append(replace(block, blocks=inner, summary=""))
+        else:
+            out.append(block)
+    return out
+
+
+def findings(covers: list[dict]) -> list[dict]:
+    """Engine findings worth acting on (and failing security checks), worst first."""
+    found = []
+    for cover in covers:
+        results = cover["results"]
+        for engine in ("fabric", "storage", "facility", "performance", "regions", "reliability"):
+            for f in (results.get(engine) or {}).get("findings") or []:
+                if f.get("severity") in ACT_ON:
+                    found.append((cover["design_name"], engine, f["severity"], f["message"]))
+        for check in (results.get("security") or {}).get("checks") or []:
+            if check.get("status") == "FAIL" and check.get("severity") in ("critical", "high"):
+                found.append(
+                    (cover["design_name"], "security", check["severity"], check.get("title", ""))
+                )
+    found.sort(key=lambda f: (SEVERITY_RANK.get(f[2], 9), f[0], f[1]))
+    return [
+        {"design": d, "engine": e, "severity": s, "message": m}
+        for d, e, s, m in dict.fromkeys(found)
+    ]
+
+
+def _walk_sources(node, out: dict[str, str]) -> None:
+    if isinstance(node, dict):
+        title = node.get("source_title")
+        if isinstance(title, str) and title:
+            out.setdefault(title, node.get("price_source", ""))
+        for key in ("source", "references", "sources"):
+            value = node.get(key)
+            if isinstance(value, str) and len(value) > 25:
+                out.setdefault(value, "")
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, dict) and item.get("title"):
+                        out.setdefault(item["title"], item.get("url") or item.get("ref") or "")
+        for value in node.values():
+            _walk_sources(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _walk_sources(item, out)
+
+
+def sources(covers: list[dict], roadmap) -> dict:
+    found: dict[str, str] = {}
+    catalog: set[str] = set()
+    for cover in covers:
+        _walk_sources(cover["results"], found)
+        for line in ((cover["results"].get("cost") or {}).get("capex") or {}).get("lines") or []:
+            if str(line.get("price_source", "")).startswith("catalog:"):
+                catalog.add(line["price_source"].removeprefix("catalog:"))
+    if roadmap is not None:
+        for source in roadmap.sources:
+            found.setdefault(source, "")
+    items = sorted(found.items())
+    return {
+        "items": items[:MAX_SOURCES],
+        "more": max(0, len(items) - MAX_SOURCES),
+        "catalog": sorted(catalog),
+    }
+
+
+def assumptions(covers: list[dict], roadmap) -> list[dict]:
+    cost = covers[0]["results"].get("cost") or {}
+    rows = []
+    for a in cost.get("assumptions") or []:
+        rows.append(
+            {
+                "name": a.get("name") or a.get("id"),
+                "value": f"{amount(a['value'])} {a.get('unit', '')}"
+                if isinstance(a.get("value"), int | float)
+                else str(a.get("value", DASH)),
+                "source": "; ".join(s.get("title", "") for s in a.get("sources") or []),
+            }
+        )
+    if roadmap is not None:
+        rows += [{"name": "Roadmap", "value": text_, "source": ""} for text_ in roadmap.assumptions]
+    return rows
+
+
+def diff_with_previous(report) -> dict | None:
+    previous = previous_report(report)
+    if previous is None:
+        return None
+    earlier = {c["design_id"]: c for c in previous.covers}
+    designs = []
+    for cover in report.covers:
+        before = earlier.get(cover["design_id"])
+        if before is None:
+            continue
+        rows = [
+            {
+                **row,
+                "old_text": format_metric(row["old"], row["metric"]),
+                "new_text": format_metric(row["new"], row["metric"]),
+            }
+            for row in headline_changes(before["headline"], cover["headline"])
+            if row["delta"]
+        ]
+        designs.append(
+            {
+                "name": cover["design_name"],
+                "from": f"r{before['revision_number']}",
+                "to": f"r{cover['revision_number']}",
+                "rows": rows,
+            }
+        )
+    return {"report": previous, "designs": designs}
+
+
+def engine_sections(cover: dict) -> list[dict]:
+    typed = parse_results(cover["results"])
+    if typed is None:
+        return []
+    blocks = section_blocks(typed)
+    return [
+        {**section, "blocks": capped(blocks.get(section["key"], []))}
+        for section in run_sections(typed)
+    ]
+
+
+def report_context(report, *, for_pdf: bool = False) -> dict:
+    covers = report.covers
+    roadmap = roadmap_context(report.roadmap)
+    sections = engine_sections(covers[0])
+    contents = [
+        ("summary", "Executive summary"),
+        ("headline", "Headline comparison"),
+        ("roadmap", "Roadmap"),
+        *[(f"engine-{s['key']}", s["title"]) for s in sections],
+        ("findings", "Findings to act on"),
+        ("diff", "Changes since the previous report"),
+        ("sources", "Assumptions and sources"),
+    ]
+    return {
+        "report": report,
+        "covers": covers,
+        "baseline": report.baseline,
+        "names": [c["design_name"] for c in covers],
+        "comparison": comparison(covers),
+        "roadmap": roadmap,
+        "sections": sections,
+        "findings": findings(covers),
+        "diff": diff_with_previous(report),
+        "sources": sources(covers, roadmap["result"] if roadmap else None),
+        "assumptions": assumptions(covers, roadmap["result"] if roadmap else None),
+        "contents": contents,
+        "for_pdf": for_pdf,
+    }
