@@ -46,5 +46,5 @@ class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
 
     @extend_schema(responses={(200, "application/pdf"): OpenApiResponse(description="the PDF")})
     @action(detail=True, methods=["get"])
-    def pdf(self, request, pk=None):
+    def pdf(self, request, pk=None, format=None):  # format: the DRF suffix (pdf.json)
         return pdf_response(self.get_object())
