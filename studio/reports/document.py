@@ -11,11 +11,21 @@ from studio.reports.selectors import previous_report
 from studio.runs.charts import run_sections
 from studio.runs.headline import HEADLINE_METRICS, Metric, headline_changes
 from studio.runs.sections import section_blocks
-from studio.runs.sections.blocks import Group, Heading, Paragraph, Table, text
+from studio.runs.sections.blocks import BulletList, Group, Heading, Paragraph, Table, text
 from studio.runs.sections.format import DASH, amount, count, percent
 from studio.runs.selectors import parse_results
 
 TABLE_ROWS = 25  # longer tables are capped in the report (full data: the run's XLSX)
+# The PDF is the board's digest (~10-15 pages): per engine its key charts, cards and the first
+# rows of its tables; collapsible detail (conventions, per-row evidence) stays on the web page.
+PDF_TABLE_ROWS = 10
+PDF_FIGURES_PER_SECTION = 1
+PDF_TABLES_PER_SECTION = 1
+PDF_TABLE_COLUMNS = 5  # wider tables do not fit an A4 portrait column: web page only
+PDF_FINDINGS = 20
+PDF_ASSUMPTIONS = 12
+PDF_LIST_ITEMS = 6
+PDF_SOURCES = 30
 MAX_SOURCES = 60
 ACT_ON = {"critical", "high", "warning", "medium", "error"}
 SEVERITY_RANK = {"critical": 0, "high": 1, "error": 1, "warning": 2, "medium": 2}
@@ -167,6 +177,17 @@ def sources(covers: list[dict], roadmap) -> dict:
     }
 
 
+def _assumption_value(assumption: dict) -> str:
+    value = assumption.get("value")
+    if isinstance(value, bool) or value is None:
+        return DASH if value is None else str(value)
+    if isinstance(value, int | float):
+        return f"{amount(value)} {assumption.get('unit', '')}".strip()
+    if isinstance(value, dict | list):
+        return "varies by item (see the run's cost assumptions)"
+    return str(value)
+
+
 def assumptions(covers: list[dict], roadmap) -> list[dict]:
     cost = covers[0]["results"].get("cost") or {}
     rows = []
@@ -174,9 +195,7 @@ def assumptions(covers: list[dict], roadmap) -> list[dict]:
         rows.append(
             {
                 "name": a.get("name") or a.get("id"),
-                "value": f"{amount(a['value'])} {a.get('unit', '')}"
-                if isinstance(a.get("value"), int | float)
-                else str(a.get("value", DASH)),
+                "value": _assumption_value(a),
                 "source": "; ".join(s.get("title", "") for s in a.get("sources") or []),
             }
         )
@@ -215,21 +234,57 @@ def diff_with_previous(report) -> dict | None:
     return {"report": previous, "designs": designs}
 
 
-def engine_sections(cover: dict) -> list[dict]:
+def digest(blocks: list) -> list:
+    """The PDF's blocks of one engine section: cards, headings and text, its first tables (cut
+    at PDF_TABLE_ROWS), without the collapsible detail."""
+    out, tables = [], 0
+    for block in blocks:
+        if isinstance(block, Group) and block.summary:
+            continue  # collapsible detail: on the web page
+        if isinstance(block, Group):
+            out.append(replace(block, blocks=digest(block.blocks)))
+        elif isinstance(block, BulletList) and len(block.items) > PDF_LIST_ITEMS:
+            more = len(block.items) - PDF_LIST_ITEMS
+            out.append(replace(block, items=block.items[:PDF_LIST_ITEMS]))
+            out.append(Paragraph(text(f"… and {more} more on the web page."), css="muted small"))
+        elif isinstance(block, Table):
+            if len(block.columns) > PDF_TABLE_COLUMNS:
+                continue
+            tables += 1
+            if tables <= PDF_TABLES_PER_SECTION:
+                out.extend(capped([block], PDF_TABLE_ROWS))
+        else:
+            out.append(block)
+    return out
+
+
+def engine_sections(cover: dict, *, for_pdf: bool = False) -> list[dict]:
     typed = parse_results(cover["results"])
     if typed is None:
         return []
     blocks = section_blocks(typed)
-    return [
-        {**section, "blocks": capped(blocks.get(section["key"], []))}
-        for section in run_sections(typed)
-    ]
+    sections = []
+    for section in run_sections(typed):
+        own = blocks.get(section["key"], [])
+        if for_pdf:
+            more = len(section["figures"]) - PDF_FIGURES_PER_SECTION
+            section = {
+                **section,
+                "figures": section["figures"][:PDF_FIGURES_PER_SECTION],
+                "more_figures": max(0, more),
+            }
+            sections.append({**section, "blocks": digest(own)})
+        else:
+            sections.append({**section, "blocks": capped(own), "more_figures": 0})
+    return sections
 
 
 def report_context(report, *, for_pdf: bool = False) -> dict:
     covers = report.covers
     roadmap = roadmap_context(report.roadmap)
-    sections = engine_sections(covers[0])
+    sections = engine_sections(covers[0], for_pdf=for_pdf)
+    roadmap_result = roadmap["result"] if roadmap else None
+    all_assumptions = assumptions(covers, roadmap_result)
     contents = [
         ("summary", "Executive summary"),
         ("headline", "Headline comparison"),
@@ -247,10 +302,18 @@ def report_context(report, *, for_pdf: bool = False) -> dict:
         "comparison": comparison(covers),
         "roadmap": roadmap,
         "sections": sections,
-        "findings": findings(covers),
+        "findings": findings(covers)[:PDF_FINDINGS] if for_pdf else findings(covers),
         "diff": diff_with_previous(report),
-        "sources": sources(covers, roadmap["result"] if roadmap else None),
-        "assumptions": assumptions(covers, roadmap["result"] if roadmap else None),
+        "sources": _capped_sources(sources(covers, roadmap_result), for_pdf),
+        "assumptions": all_assumptions[:PDF_ASSUMPTIONS] if for_pdf else all_assumptions,
+        "more_assumptions": len(all_assumptions) - PDF_ASSUMPTIONS if for_pdf else 0,
         "contents": contents,
         "for_pdf": for_pdf,
     }
+
+
+def _capped_sources(found: dict, for_pdf: bool) -> dict:
+    if not for_pdf or len(found["items"]) <= PDF_SOURCES:
+        return found
+    extra = len(found["items"]) - PDF_SOURCES
+    return {**found, "items": found["items"][:PDF_SOURCES], "more": found["more"] + extra}
