@@ -234,9 +234,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60, help="main phase, seconds")
     parser.add_argument("--users", type=int, default=50)
-    parser.add_argument("--steps", default="100,200,300,400",
+    parser.add_argument("--steps", default="5,10,20,35,50,75,100,150",
                         help="user counts to step through, after the main phase")  # fmt: skip
-    parser.add_argument("--step-duration", type=float, default=15)
+    parser.add_argument("--step-duration", type=float, default=12)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--url", help="benchmark a running server instead (no start, no seed)")
     args = parser.parse_args()
@@ -289,9 +289,8 @@ def main() -> int:
         recorder, elapsed = run_phase(base, cookies, data, args.users, args.duration)
         report(recorder, elapsed, args.users)
 
-        print("\nSaturation search (p95 of reads crossing 1 s):")
-        previous = (args.users, recorder.total / elapsed, percentile(recorder.reads(), 0.95))
-        saturation = None
+        print("\nSaturation search (p95 of reads crossing 1 s, stepping the user count):")
+        previous, saturation = None, None
         for users in [int(n) for n in args.steps.split(",") if n]:
             step, step_elapsed = run_phase(base, cookies, data, users, args.step_duration)
             rate, p95 = step.total / step_elapsed, percentile(step.reads(), 0.95)
@@ -299,16 +298,20 @@ def main() -> int:
             print(f"  {users:>4} users: {rate:6.1f} req/s, p95 {p95 * 1000:6.0f} ms, "
                   f"{errors} errors")  # fmt: skip
             if p95 > SATURATION_P95_S:
-                low_users, low_rate, low_p95 = previous
-                share = (SATURATION_P95_S - low_p95) / (p95 - low_p95) if p95 > low_p95 else 1
-                saturation = low_rate + share * (rate - low_rate)
-                print(f"  saturation: about {saturation:.0f} req/s (between {low_users} and "
-                      f"{users} users; p95 crosses {SATURATION_P95_S:.0f} s)")  # fmt: skip
+                if previous is None:
+                    print(f"  saturation: below {rate:.1f} req/s ({users} users, the first step)")
+                else:
+                    low_users, low_rate, low_p95 = previous
+                    share = (SATURATION_P95_S - low_p95) / (p95 - low_p95)
+                    saturation = low_rate + share * (rate - low_rate)
+                    print(f"  saturation: about {saturation:.1f} req/s (between {low_users} and "
+                          f"{users} users)")  # fmt: skip
                 break
             previous = (users, rate, p95)
-        if saturation is None:
-            print(f"  p95 stayed under {SATURATION_P95_S:.0f} s up to {previous[0]} users "
-                  f"({previous[1]:.0f} req/s)")  # fmt: skip
+        else:
+            if previous:
+                print(f"  p95 stayed under {SATURATION_P95_S:.0f} s up to {previous[0]} users "
+                      f"({previous[1]:.1f} req/s)")  # fmt: skip
         return 0
     finally:
         for process in processes:
