@@ -70,6 +70,9 @@ class DesignSerializer(serializers.ModelSerializer):
         fields = ["id", "project", "name", "created_at", "latest_revision"]
 
     def get_latest_revision(self, design) -> int | None:
+        # The list annotates it (one query for the page, not one per design).
+        if hasattr(design, "latest_revision_id"):
+            return design.latest_revision_id
         revision = design.latest_revision
         return revision.pk if revision else None
 
@@ -104,6 +107,14 @@ class EngineRunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+
+class EngineRunListSerializer(EngineRunSerializer):
+    """A run in a list: everything but its results (tens to hundreds of kB each; the list of
+    17 runs was 4.6 MB). `GET /api/runs/<id>/` has them."""
+
+    class Meta(EngineRunSerializer.Meta):
+        fields = [f for f in EngineRunSerializer.Meta.fields if f != "results"]
 
 
 class TeamCatalogEntrySerializer(StrictSerializerMixin, serializers.ModelSerializer):

@@ -18,7 +18,11 @@ from studio.catalog.selectors import team_catalog, team_entries_visible_to
 from studio.core.inputs import parse_id, parse_int
 from studio.designs import services as design_services
 from studio.designs.importing import ImportFileInvalid, check_request_size, spec_from_upload
-from studio.designs.selectors import designs_visible_to, projects_visible_to
+from studio.designs.selectors import (
+    designs_visible_to,
+    latest_revision_id_subquery,
+    projects_visible_to,
+)
 from studio.runs import services as run_services
 from studio.runs.selectors import runs_visible_to
 
@@ -70,6 +74,11 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
     scope_selector = designs_visible_to
     serializer_class = s.DesignSerializer
     filterset_class = filters.DesignFilter
+
+    def safely_get_queryset(self, queryset):
+        if self.action == "list":  # each design's latest revision id, in the same query
+            return queryset.annotate(latest_revision_id=latest_revision_id_subquery())
+        return queryset
 
     @extend_schema(request=s.DesignCreateSerializer, responses=s.DesignSerializer)
     def create(self, request, *args, **kwargs):
@@ -192,9 +201,17 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
 
 
 class EngineRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+    """Lists are lean (no results, not even read from the database); a run's detail has them."""
+
     scope_selector = runs_visible_to
     serializer_class = s.EngineRunSerializer
     filterset_class = filters.EngineRunFilter
+
+    def get_serializer_class(self):
+        return s.EngineRunListSerializer if self.action == "list" else s.EngineRunSerializer
+
+    def safely_get_queryset(self, queryset):
+        return queryset.defer("results") if self.action == "list" else queryset
 
 
 class SpecSchemaView(APIView):

@@ -1,8 +1,8 @@
 """Every read of projects and designs is scoped to the teams the user belongs to."""
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
-from studio.designs.models import Design, Project
+from studio.designs.models import Design, DesignRevision, Project
 
 
 def projects_visible_to(user) -> QuerySet[Project]:
@@ -17,6 +17,12 @@ def designs_visible_to(user) -> QuerySet[Design]:
     return Design.objects.filter(project__team__memberships__user=user).select_related(
         "project", "project__team"
     )
+
+
+def latest_revision_id_subquery() -> Subquery:
+    """The id of a design's latest revision, for `.annotate()` on a list of designs."""
+    latest = DesignRevision.objects.filter(design=OuterRef("pk")).order_by("-number")
+    return Subquery(latest.values("pk")[:1])
 
 
 def live_accepted_risks(design: Design) -> list[dict]:
