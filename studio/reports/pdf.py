@@ -23,6 +23,8 @@ from pathlib import Path
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from studio.reports.document import report_context
+
 logger = logging.getLogger(__name__)
 
 FONT_FAMILY = "DejaVu Sans, Verdana, sans-serif"
@@ -141,8 +143,6 @@ def attach_svgs(context: dict) -> None:
 
 
 def render_report_html(report) -> str:
-    from studio.reports.document import report_context
-
     context = report_context(report, for_pdf=True)
     attach_svgs(context)
     context["studio_css"] = (CSS_PATH.parent / "studio.css").read_text()
@@ -152,7 +152,7 @@ def render_report_html(report) -> str:
 
 def render_report_pdf(report) -> tuple[bytes, int]:
     """(PDF bytes, page count)."""
-    from weasyprint import HTML
+    from weasyprint import HTML  # heavy (pango, fonts): loaded by the process that builds PDFs
 
     html = render_report_html(report)
     document = HTML(string=html, base_url=str(settings.BASE_DIR)).render()

@@ -6,6 +6,7 @@ about it is read from the live designs afterwards."""
 
 import logging
 
+from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,6 +16,7 @@ from studio.core.audit import audit_record
 from studio.core.errors import DomainError
 from studio.designs.models import Design, Project
 from studio.reports.models import PdfStatus, Report
+from studio.reports.pdf import render_report_pdf
 from studio.runs.models import EngineRun
 from studio.runs.selectors import latest_done_run, results_are_current
 
@@ -118,16 +120,17 @@ def report_create(
     return report
 
 
-def report_pdf_enqueue(report: Report) -> None:
-    from studio.reports.tasks import build_report_pdf
+BUILD_PDF_TASK = "reports.build_report_pdf"
 
+
+def report_pdf_enqueue(report: Report) -> None:
     Report.objects.filter(pk=report.pk).update(pdf_status=PdfStatus.QUEUED, pdf_error="")
-    build_report_pdf.delay(report.pk)
+    # By name from the Celery app: reports/tasks.py registers it and calls into this module.
+    current_app.tasks[BUILD_PDF_TASK].delay(report.pk)
 
 
 def report_pdf_build(*, report_id: int) -> Report:
     """Render and store the report's PDF (what the Celery task calls)."""
-    from studio.reports.pdf import render_report_pdf
 
     report = Report.objects.select_related("project", "author").get(pk=report_id)
     Report.objects.filter(pk=report.pk).update(pdf_status=PdfStatus.RUNNING, pdf_error="")

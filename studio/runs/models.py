@@ -33,6 +33,9 @@ class EngineRun(models.Model):
     # {"engines": [...names in order...], "completed": [...], "current": name}
     progress = models.JSONField(default=dict, blank=True)
     results = models.JSONField(null=True, blank=True)
+    # The results page's Plotly figures, built once from `results` ({"version", "sections"}):
+    # pages read them instead of rebuilding every chart per request.
+    figures = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     cached_from = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

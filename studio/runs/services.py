@@ -11,6 +11,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import F
@@ -22,8 +23,8 @@ from studio.designs.models import DesignRevision
 from studio.runs import selectors
 from studio.runs.execution import run_execute, run_inputs
 from studio.runs.models import EngineRun, RunStatus
-from studio.runs.tasks import evaluate_run
 
+EVALUATE_TASK = "runs.evaluate_run"
 logger = logging.getLogger(__name__)
 
 
@@ -99,7 +100,8 @@ def run_dispatch(run_id: int) -> bool:
     when the broker is unavailable the run stays queued-not-sent for the reaper."""
     sent = False
     try:
-        evaluate_run.apply_async(
+        # By name from the Celery app (runs/tasks.py registers it and calls into this module).
+        current_app.tasks[EVALUATE_TASK].apply_async(
             (run_id,), retry=True, retry_policy=settings.CELERY_TASK_PUBLISH_RETRY_POLICY
         )
         sent = True

@@ -9,7 +9,7 @@ from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
 from studio.designs.selectors import designs_visible_to
 from studio.runs import services
-from studio.runs.charts import run_sections
+from studio.runs.figures import run_figure_sections
 from studio.runs.headline import headline_cards
 from studio.runs.sections import section_blocks
 from studio.runs.selectors import results_outdated, runs_visible_to, typed_results
@@ -24,7 +24,7 @@ def results_context(run) -> dict:
     return {
         "results": results,
         "results_outdated": results_outdated(run),
-        "sections": run_sections(results) if results else [],
+        "sections": run_figure_sections(run, results) if results else [],
         "section_blocks": section_blocks(results, run),
         "tables": available_tables(results),
         "headline_cards": headline_cards(results),

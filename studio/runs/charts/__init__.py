@@ -6,8 +6,11 @@ result classes); these modules only choose how to show it (titles, units).
 figures, in the engines' order. A builder returns one figure, None (nothing to show), or for
 per-site figures of a multi-site design a list of (site id, figure)."""
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
+import plotly
 import plotly.graph_objects as go
 
 from studio.runs.charts import (
@@ -83,3 +86,15 @@ def run_sections(results: TypedResults) -> list[dict]:
             }
         )
     return sections
+
+
+def _charts_version() -> str:
+    """A digest of this package's code and the plotly version: stored figures built by other
+    chart code are rebuilt, never shown stale."""
+    digest = hashlib.sha256(plotly.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+CHARTS_VERSION = _charts_version()

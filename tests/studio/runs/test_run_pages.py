@@ -60,6 +60,7 @@ def test_results_of_an_older_engine_version_ask_for_a_re_run(
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"/designs/{design.pk}/evaluate/")
     run = EngineRun.objects.get()
+    assert run.results, (run.status, run.error)
     _age_results(run, run.results)
     page = client.get(f"/runs/{run.pk}/")
     assert page.status_code == 200
@@ -94,3 +95,28 @@ def test_a_multi_site_run_shows_every_site(
     assert 'id="fabric-sites"' in body and 'id="facility-sites"' in body
     bom = client.get(f"/exports/runs/{run.pk}/bom.csv").content.decode()
     assert bom.splitlines()[0].startswith("site,")
+
+
+def test_results_page_reads_the_figures_stored_on_the_run(client, team_a, design_in):
+    """The worker stores the figures when the run finishes; the page reads them, and figures
+    made by other chart code are rebuilt rather than shown stale."""
+    from studio.runs import services as run_services
+    from studio.runs.charts import CHARTS_VERSION
+    from studio.runs.models import EngineRun
+    from studio.runs.tasks import evaluate_run
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    run = run_services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
+    evaluate_run.apply(args=[run.pk])  # the task, eagerly: results, then figures
+    run = EngineRun.objects.get(pk=run.pk)
+    assert run.figures["version"] == CHARTS_VERSION
+    stored_ids = [f["id"] for s in run.figures["sections"] for f in s["figures"]]
+    assert stored_ids
+    client.force_login(alice)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert all(f"figure-{figure_id}" in page for figure_id in stored_ids)
+    EngineRun.objects.filter(pk=run.pk).update(figures={"version": "old", "sections": []})
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert all(f"figure-{figure_id}" in page for figure_id in stored_ids)
+    assert EngineRun.objects.get(pk=run.pk).figures["version"] == CHARTS_VERSION
