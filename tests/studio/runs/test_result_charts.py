@@ -215,7 +215,7 @@ def test_monte_carlo_histogram_when_the_engine_ran_it():
 
 def _run(results: dict) -> SimpleNamespace:
     return SimpleNamespace(
-        pk=1, results=results, revision=SimpleNamespace(design=SimpleNamespace(pk=1))
+        pk=1, results=results, figures=None, revision=SimpleNamespace(design=SimpleNamespace(pk=1))
     )
 
 
