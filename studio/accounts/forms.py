@@ -2,6 +2,7 @@
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
@@ -73,3 +74,15 @@ class InvitationSignUpForm(forms.Form):
             except forms.ValidationError as exc:
                 self.add_error("password1", exc)
         return cleaned
+
+
+class LoginForm(auth_forms.AuthenticationForm):
+    """Django's log-in form with length limits on both fields (its username's max_length is set
+    after construction, so no validator checks it)."""
+
+    username = auth_forms.UsernameField(
+        max_length=150, widget=forms.TextInput(attrs={"autofocus": True})
+    )
+    password = forms.CharField(
+        label="Password", max_length=1024, strip=False, widget=forms.PasswordInput
+    )

@@ -4,9 +4,14 @@ from django.contrib.auth import views as django_auth_views
 from django.urls import path
 
 from studio.accounts import auth_views
+from studio.accounts.forms import LoginForm
 
 urlpatterns = [
-    path("login/", django_auth_views.LoginView.as_view(), name="login"),
+    path(
+        "login/",
+        django_auth_views.LoginView.as_view(authentication_form=LoginForm),
+        name="login",
+    ),
     path("logout/", django_auth_views.LogoutView.as_view(), name="logout"),
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(

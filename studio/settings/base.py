@@ -112,6 +112,7 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 # The same client address as the audit log: REMOTE_ADDR only (X-Forwarded-For is spoofable).
 AXES_CLIENT_IP_CALLABLE = "studio.core.middleware.client_ip"
+AXES_USERNAME_CALLABLE = "studio.accounts.backends.lockout_username"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 # Log-ins and log-outs are already in the audit log; failures are in AccessAttempt (one row per

@@ -262,3 +262,11 @@ def test_a_wrong_old_password_changes_nothing(alice):
     assert response.status_code == 200
     assert ApiToken.objects.filter(user=alice, revoked_at__isnull=True).count() == 1
     assert not AuditEvent.objects.filter(action="auth.password_change").exists()
+
+
+def test_an_over_long_username_is_a_form_error_and_still_counts(alice):
+    from studio.accounts.backends import lockout_username
+
+    response = _login(Client(), "x" * 6_000, "wrong")
+    assert response.status_code == 200 and "at most 150" in response.text
+    assert lockout_username(None, {"username": "a\x00" + "b" * 300}) == "a" + "b" * 149
