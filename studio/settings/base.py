@@ -133,24 +133,40 @@ INVITATION_MAX_DAYS = 30
 
 # Email (Django 6.1 MAILERS): EMAIL_URL in django-environ's form (smtp+tls://user:pass@host:587,
 # smtp+ssl://..., consolemail://, filemail:///path, memorymail://, dummymail://), or a backend's
-# dotted path in EMAIL_BACKEND. Unset, mail goes to the console (development).
-def _mailer() -> dict:
-    if not env("EMAIL_URL", default=""):
-        backend = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
-        return {"BACKEND": backend}
-    url = env.email_url("EMAIL_URL")
-    backend = url["EMAIL_BACKEND"]
-    if backend.endswith(".smtp.EmailBackend"):
-        options = {
+# dotted path in EMAIL_BACKEND (SMTP then reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS). Unset: the console here, SMTP on localhost in production.
+CONSOLE_MAIL = "django.core.mail.backends.console.EmailBackend"
+SMTP_MAIL = "django.core.mail.backends.smtp.EmailBackend"
+
+
+def _mailer(default_backend: str = CONSOLE_MAIL) -> dict:
+    timeout = env.int("EMAIL_TIMEOUT", default=10)
+    if env("EMAIL_URL", default=""):
+        url = env.email_url("EMAIL_URL")
+        backend = url["EMAIL_BACKEND"]
+        smtp = {
             "host": url["EMAIL_HOST"],
             "port": url["EMAIL_PORT"],
             "username": url["EMAIL_HOST_USER"] or "",
             "password": url["EMAIL_HOST_PASSWORD"] or "",
             "use_tls": bool(url.get("EMAIL_USE_TLS")),
             "use_ssl": bool(url.get("EMAIL_USE_SSL")),
-            "timeout": env.int("EMAIL_TIMEOUT", default=10),
+            "timeout": timeout,
         }
-        return {"BACKEND": backend, "OPTIONS": options}
+    else:
+        backend = env("EMAIL_BACKEND", default=default_backend)
+        url = {"EMAIL_FILE_PATH": env("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))}
+        smtp = {
+            "host": env("EMAIL_HOST", default="localhost"),
+            "port": env.int("EMAIL_PORT", default=25),
+            "username": env("EMAIL_HOST_USER", default=""),
+            "password": env("EMAIL_HOST_PASSWORD", default=""),
+            "use_tls": env.bool("EMAIL_USE_TLS", default=False),
+            "use_ssl": env.bool("EMAIL_USE_SSL", default=False),
+            "timeout": timeout,
+        }
+    if backend == SMTP_MAIL:
+        return {"BACKEND": backend, "OPTIONS": smtp}
     if backend.endswith(".filebased.EmailBackend"):
         return {"BACKEND": backend, "OPTIONS": {"file_path": url["EMAIL_FILE_PATH"]}}
     return {"BACKEND": backend}

@@ -180,7 +180,7 @@ def test_password_reset_for_an_unknown_email_sends_nothing_and_says_the_same(ali
     [
         ({}, {"BACKEND": "django.core.mail.backends.console.EmailBackend"}),
         (
-            {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"},
+            {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend", "EMAIL_HOST": "x"},
             {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"},
         ),
         (
@@ -203,11 +203,21 @@ def test_password_reset_for_an_unknown_email_sends_nothing_and_says_the_same(ali
 def test_email_backend_comes_from_the_environment(monkeypatch, environ, expected):
     from studio.settings import base
 
-    for name in ("EMAIL_URL", "EMAIL_BACKEND"):
+    for name in ("EMAIL_URL", "EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     assert base._mailer() == expected
+
+
+def test_production_mails_by_smtp_unless_told_otherwise(monkeypatch):
+    from studio.settings import base
+
+    for name in ("EMAIL_URL", "EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    mailer = base._mailer(default_backend=base.SMTP_MAIL)
+    assert mailer["BACKEND"] == base.SMTP_MAIL
+    assert (mailer["OPTIONS"]["host"], mailer["OPTIONS"]["port"]) == ("localhost", 25)
 
 
 # ---- password change -------------------------------------------------------------------------
