@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path, register_converter
 
 from studio.accounts import team_views
@@ -99,16 +98,16 @@ urlpatterns = [
     path("account/tokens/", token_views.tokens_page, name="tokens"),
     path("teams/", team_views.team_list, name="teams"),
     path("teams/<id:pk>/", team_views.team_detail, name="team-detail"),
+    path("teams/<id:pk>/invitations/", team_views.team_invite, name="team-invite"),
+    path(
+        "teams/<id:pk>/invitations/<id:invitation_pk>/revoke/",
+        team_views.team_invitation_revoke,
+        name="team-invitation-revoke",
+    ),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("docs/spec/", spec_docs, name="spec-docs"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path(
-        "accounts/password/",
-        auth_views.PasswordChangeView.as_view(success_url="/"),
-        name="password_change",
-    ),
+    path("accounts/", include("studio.accounts.urls")),
     path("api/", include("studio.api.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

@@ -5,7 +5,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from studio.accounts.models import Membership, Role, Team
-from studio.core.audit import audit_record
+from studio.core.audit import audit_record, security_event
 from studio.core.errors import DomainError, NameTaken, unique_name
 
 
@@ -74,3 +74,15 @@ def membership_change_role(*, actor, team: Team, user, role: Role) -> Membership
     ):
         raise MembershipChangeRefused("A team keeps at least one owner.")
     return membership_set(actor=actor, team=team, user=user, role=role)
+
+
+@transaction.atomic
+def password_changed(*, user, via: str) -> int:
+    """After a password change or reset: every API and feed token of the user is revoked (a
+    leaked token must not outlive the password), and the change is audited. Other sessions end
+    by themselves (Django checks each session's password hash); the view keeps the current one."""
+    revoked = user.api_tokens.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+    security_event(
+        actor=user, action="auth.password_change", data={"via": via, "tokens_revoked": revoked}
+    )
+    return revoked

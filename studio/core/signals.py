@@ -1,6 +1,6 @@
 """Log-ins, log-outs and failed log-ins go to the audit log (ASVS 16.3.1)."""
 
-from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.dispatch import receiver
 
 from studio.core.audit import security_event
@@ -17,11 +17,4 @@ def _logged_out(sender, request, user, **kwargs):
         security_event(actor=user, action="auth.logout")
 
 
-@receiver(user_login_failed)
-def _login_failed(sender, credentials, request=None, **kwargs):
-    # Never store the password; the username alone tells an admin what is being tried.
-    security_event(
-        actor=None,
-        action="auth.login_failed",
-        data={"username": str(credentials.get("username", ""))[:150]},
-    )
+# Failed log-ins are audited by studio.accounts.signals, rate-limited per username and address.

@@ -1,5 +1,6 @@
 """Settings shared by every environment. Everything that differs comes from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "django_htmx",
+    "axes",
     "studio.core",
     "studio.accounts",
     "studio.catalog",
@@ -64,6 +66,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "studio.core.middleware.RequestContextMiddleware",
+    # Last, as django-axes asks: turns a locked-out log-in into the lockout page (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "studio.urls"
@@ -96,6 +100,85 @@ SESSION_COOKIE_AGE = env.int("DJANGO_SESSION_COOKIE_AGE", default=12 * 3600)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
+# Brute force (ASVS 6.3.5, issue 19): django-axes, backed by the database. Five failures for one
+# username from one address lock that pair out for the cool-off; from then on the backend refuses
+# the attempt before any password is checked (the right password included). Attempts during the
+# lockout are not recorded, so hammering neither extends it nor grows its row. API tokens never
+# pass through authenticate(), so token auth is unaffected.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+# The same client address as the audit log: REMOTE_ADDR only (X-Forwarded-For is spoofable).
+AXES_CLIENT_IP_CALLABLE = "studio.core.middleware.client_ip"
+AXES_USERNAME_CALLABLE = "studio.accounts.backends.lockout_username"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+# Log-ins and log-outs are already in the audit log; failures are in AccessAttempt (one row per
+# username, address and user agent, deleted after the cool-off).
+AXES_DISABLE_ACCESS_LOG = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
+AXES_VERBOSE = False
+# Anonymous failed log-ins write at most one audit row per username and address per window, and
+# at most AUDIT_LOGIN_FAILED_PER_IP rows per address per window (studio.accounts.signals).
+AUDIT_LOGIN_FAILED_WINDOW_S = env.int("AUDIT_LOGIN_FAILED_WINDOW_S", default=60)
+AUDIT_LOGIN_FAILED_PER_IP = env.int("AUDIT_LOGIN_FAILED_PER_IP", default=10)
+# One-time links: password reset (Django's token dies with the password it was made for) and
+# team invitations (studio.accounts.invitations; stored as a keyed hash).
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=3600)
+INVITATION_DEFAULT_DAYS = 7
+INVITATION_MAX_DAYS = 30
+
+
+# Email (Django 6.1 MAILERS): EMAIL_URL in django-environ's form (smtp+tls://user:pass@host:587,
+# smtp+ssl://..., consolemail://, filemail:///path, memorymail://, dummymail://), or a backend's
+# dotted path in EMAIL_BACKEND (SMTP then reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS). Unset: the console here, SMTP on localhost in production.
+CONSOLE_MAIL = "django.core.mail.backends.console.EmailBackend"
+SMTP_MAIL = "django.core.mail.backends.smtp.EmailBackend"
+
+
+def _mailer(default_backend: str = CONSOLE_MAIL) -> dict:
+    timeout = env.int("EMAIL_TIMEOUT", default=10)
+    if env("EMAIL_URL", default=""):
+        url = env.email_url("EMAIL_URL")
+        backend = url["EMAIL_BACKEND"]
+        smtp = {
+            "host": url["EMAIL_HOST"],
+            "port": url["EMAIL_PORT"],
+            "username": url["EMAIL_HOST_USER"] or "",
+            "password": url["EMAIL_HOST_PASSWORD"] or "",
+            "use_tls": bool(url.get("EMAIL_USE_TLS")),
+            "use_ssl": bool(url.get("EMAIL_USE_SSL")),
+            "timeout": timeout,
+        }
+    else:
+        backend = env("EMAIL_BACKEND", default=default_backend)
+        url = {"EMAIL_FILE_PATH": env("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))}
+        smtp = {
+            "host": env("EMAIL_HOST", default="localhost"),
+            "port": env.int("EMAIL_PORT", default=25),
+            "username": env("EMAIL_HOST_USER", default=""),
+            "password": env("EMAIL_HOST_PASSWORD", default=""),
+            "use_tls": env.bool("EMAIL_USE_TLS", default=False),
+            "use_ssl": env.bool("EMAIL_USE_SSL", default=False),
+            "timeout": timeout,
+        }
+    if backend == SMTP_MAIL:
+        return {"BACKEND": backend, "OPTIONS": smtp}
+    if backend.endswith(".filebased.EmailBackend"):
+        return {"BACKEND": backend, "OPTIONS": {"file_path": url["EMAIL_FILE_PATH"]}}
+    return {"BACKEND": backend}
+
+
+MAILERS = {"default": _mailer()}
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Cluster Studio <studio@localhost>")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "project-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -258,4 +341,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    # django-axes logs every log-in at INFO; its warnings (failures, lockouts) are enough.
+    "loggers": {"axes": {"level": env("AXES_LOG_LEVEL", default="WARNING")}},
 }

@@ -1,7 +1,7 @@
 """Production: every secret from the environment, no defaults; HTTPS everywhere."""
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import SMTP_MAIL, _mailer, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -26,6 +26,8 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
 WHITENOISE_USE_FINDERS = False
+# Mail must reach people here (password reset, invitations): SMTP unless EMAIL_URL says otherwise.
+MAILERS = {"default": _mailer(default_backend=SMTP_MAIL)}
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

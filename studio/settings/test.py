@@ -12,3 +12,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+# The test client's login() calls authenticate() without a request, which django-axes refuses;
+# this backend lets only that through (no request, no address to lock out). Production keeps
+# axes' own backend, which fails closed.
+AUTHENTICATION_BACKENDS = [
+    "studio.accounts.backends.TestClientAxesBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]

@@ -126,9 +126,9 @@ def _patterns(resolver=None, trail=()):
 def _fill(pattern, values: dict[str, str]) -> str:
     text = str(pattern)
     if isinstance(pattern, RoutePattern):  # a route: <conv:name>
-        return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], text)
+        return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values.get(m.group(1), "1"), text)
     text = text.removeprefix("^").removesuffix("$").replace("/?", "/")
-    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: values[m.group(1)], text)
+    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: values.get(m.group(1), "1"), text)
     return text.replace("\\.", ".")
 
 
