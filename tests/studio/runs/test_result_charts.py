@@ -219,6 +219,7 @@ def _run(results: dict) -> SimpleNamespace:
     )
 
 
+@pytest.mark.django_db  # the page stores the figures it builds on the run (none here: pk 1 absent)
 def test_section_templates_render(results, typed):
     run = _run(results)
     context = {"run": run, **results_context(run)}
