@@ -26,6 +26,9 @@ from django.template.loader import render_to_string
 from studio.reports.document import report_context
 
 logger = logging.getLogger(__name__)
+# The report shares the web stylesheet: WeasyPrint warns once per screen-only rule it skips
+# (sticky headers, scrolling tables) on every build; those warnings say nothing about a report.
+logging.getLogger("weasyprint").setLevel(logging.ERROR)
 
 FONT_FAMILY = "DejaVu Sans, Verdana, sans-serif"
 CHART_WIDTH, CHART_HEIGHT = 900, 460
