@@ -579,33 +579,56 @@ def facility_lines(
     return out
 
 
-def installation_lines(
-    inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
+def fraction_of_hardware_lines(
+    inputs: CostInputs,
+    assumptions: Assumptions,
+    hardware: list[CostLine],
+    *,
+    assumption_id: str,
+    part: str,
+    item: str,
+    cluster_item: str = "",
+    **extra,
 ) -> list[CostLine]:
-    """Installation, integration and burn-in of each site's priced hardware."""
-    fraction = assumptions.number("installation-fraction-of-hardware-capex")
-    trace = assumption_trace(assumptions, "installation-fraction-of-hardware-capex")
+    """One line per site (and one for the cluster-wide lines): an assumed fraction of that
+    site's priced hardware capex."""
+    fraction = assumptions.number(assumption_id)
+    trace = assumption_trace(assumptions, assumption_id)
     out = []
     for site_id, lines in _by_site(hardware, [site.id for site in inputs.sites]).items():
         if not lines:
             continue
-        hardware_usd = total(lines)
+        base = total(lines)
         out.append(
             CostLine(
-                part="installation",
-                item="installation, integration and burn-in"
-                + (f", site {site_id}" if site_id is not None else ""),
+                part=part,
+                item=item + (f", site {site_id}" if site_id is not None else cluster_item),
                 catalog_id=None,
-                quantity=hardware_usd,
-                unit="USD of priced hardware",
+                quantity=base,
+                unit="USD of priced hardware capex",
                 unit_price_usd=fraction,
-                total_usd=fraction * hardware_usd,
+                total_usd=fraction * base,
                 trace=trace,
-                depreciation=HARDWARE,
                 site=site_id,
+                **extra,
             )
         )
     return out
+
+
+def installation_lines(
+    inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
+) -> list[CostLine]:
+    """Installation, integration and burn-in of each site's priced hardware."""
+    return fraction_of_hardware_lines(
+        inputs,
+        assumptions,
+        hardware,
+        assumption_id="installation-fraction-of-hardware-capex",
+        part="installation",
+        item="installation, integration and burn-in",
+        depreciation=HARDWARE,
+    )
 
 
 def spares_line(inputs: CostInputs, hardware: list[CostLine]) -> CostLine:

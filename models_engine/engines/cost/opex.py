@@ -13,7 +13,7 @@ from __future__ import annotations
 from models_engine.catalog import Catalog
 
 from .assumptions import Assumptions
-from .capex import _by_site
+from .capex import fraction_of_hardware_lines
 from .inputs import HOURS_PER_YEAR, CostInputs, SiteInputs
 from .trace import (
     UNPRICED,
@@ -23,7 +23,6 @@ from .trace import (
     catalog_trace,
     derived,
     override_trace,
-    total,
 )
 
 # Components whose failed parts the maintenance / support contract replaces (vendor RMA).
@@ -157,29 +156,16 @@ def maintenance_lines(
     inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
 ) -> list[CostLine]:
     """Maintenance and support of each site's priced hardware (and the cluster's spares)."""
-    fraction = assumptions.number("maintenance-fraction-of-hardware-capex")
-    trace = assumption_trace(assumptions, "maintenance-fraction-of-hardware-capex")
-    out = []
-    for site_id, lines in _by_site(hardware, [site.id for site in inputs.sites]).items():
-        if not lines:
-            continue
-        base = total(lines)
-        out.append(
-            CostLine(
-                part="maintenance",
-                item="hardware maintenance and support contracts"
-                + (f", site {site_id}" if site_id is not None else ", hot spares"),
-                catalog_id=None,
-                quantity=base,
-                unit="USD of priced hardware capex",
-                unit_price_usd=fraction,
-                total_usd=fraction * base,
-                trace=trace,
-                site=site_id,
-                note="includes RMA replacement of failed systems, switches and NICs",
-            )
-        )
-    return out
+    return fraction_of_hardware_lines(
+        inputs,
+        assumptions,
+        hardware,
+        assumption_id="maintenance-fraction-of-hardware-capex",
+        part="maintenance",
+        item="hardware maintenance and support contracts",
+        cluster_item=", hot spares",
+        note="includes RMA replacement of failed systems, switches and NICs",
+    )
 
 
 def licence_lines(inputs: CostInputs, assumptions: Assumptions) -> list[CostLine]:
