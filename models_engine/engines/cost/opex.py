@@ -115,41 +115,39 @@ def staff_lines(inputs: CostInputs, assumptions: Assumptions, owned_model: str) 
     price, price_trace = staff_price(inputs, assumptions, "staff-usd-per-fte-year")
     per_1000 = assumptions.number("cluster-ops-fte-per-1000-gpus")
     ops_trace = derived(assumption_trace(assumptions, "cluster-ops-fte-per-1000-gpus"), price_trace)
-    lines = []
-    for site in inputs.sites:
-        fte = site.gpus / 1000.0 * per_1000
-        lines.append(
-            CostLine(
-                part="staff",
-                item=f"cluster operations (SRE, network, automation, remote hands), site {site.id}",
-                catalog_id=None,
-                quantity=fte,
-                unit="FTE",
-                unit_price_usd=price,
-                total_usd=fte * price,
-                trace=ops_trace,
-                site=site.id,
-            )
+    lines = [
+        _staff_line(
+            f"cluster operations (SRE, network, automation, remote hands), site {site.id}",
+            site.gpus / 1000.0 * per_1000,
+            price,
+            ops_trace,
+            site.id,
         )
+        for site in inputs.sites
+    ]
     if owned_model == "on-prem":
         price, price_trace = staff_price(inputs, assumptions, "facility-staff-usd-per-fte-year")
         fte = assumptions.number("facility-ops-fte-per-site")
         trace = derived(assumption_trace(assumptions, "facility-ops-fte-per-site"), price_trace)
-        for site in inputs.sites:
-            lines.append(
-                CostLine(
-                    part="staff",
-                    item=f"facility operations, 24x7, site {site.id}",
-                    catalog_id=None,
-                    quantity=fte,
-                    unit="FTE",
-                    unit_price_usd=price,
-                    total_usd=fte * price,
-                    trace=trace,
-                    site=site.id,
-                )
-            )
+        lines += [
+            _staff_line(f"facility operations, 24x7, site {site.id}", fte, price, trace, site.id)
+            for site in inputs.sites
+        ]
     return lines
+
+
+def _staff_line(item: str, fte: float, price: float, trace: Trace, site_id: str) -> CostLine:
+    return CostLine(
+        part="staff",
+        item=item,
+        catalog_id=None,
+        quantity=fte,
+        unit="FTE",
+        unit_price_usd=price,
+        total_usd=fte * price,
+        trace=trace,
+        site=site_id,
+    )
 
 
 def maintenance_lines(
