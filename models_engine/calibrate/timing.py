@@ -1,0 +1,63 @@
+"""Timing one operation with CUDA events: warm-ups, then the median of timed groups.
+
+A single small kernel runs for microseconds, below the events' resolution and dominated by launch
+cost, so each timed group repeats the operation `inner` times to fill about `group_ms`; the
+reported time is per call. The median of `reps` groups resists clock ramps and stray interrupts.
+"""
+
+import statistics
+from dataclasses import dataclass
+
+WARMUP = 3
+REPS = 12
+GROUP_MS = 2.0
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    inner: int
+    reps: int
+
+    def as_dict(self) -> dict:
+        return {
+            "median_ms": self.median_ms,
+            "min_ms": self.min_ms,
+            "max_ms": self.max_ms,
+            "inner": self.inner,
+            "reps": self.reps,
+        }
+
+
+def _group_ms(torch, fn, inner: int) -> float:
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(inner):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / inner
+
+
+def _cpu_group_ms(fn, inner: int) -> float:
+    import time
+
+    began = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - began) * 1000.0 / inner
+
+
+def time_op(torch, fn, *, reps: int = REPS, warmup: int = WARMUP, group_ms: float = GROUP_MS):
+    """Per-call time of `fn` on the current device (CPU wall clock where there is no GPU)."""
+    on_gpu = torch.cuda.is_available()
+    measure = (lambda n: _group_ms(torch, fn, n)) if on_gpu else (lambda n: _cpu_group_ms(fn, n))
+    for _ in range(warmup):
+        fn()
+    probe_ms = max(measure(1), 1e-4)
+    inner = max(1, min(1000, round(group_ms / probe_ms)))
+    samples = [measure(inner) for _ in range(reps)]
+    return Timing(statistics.median(samples), min(samples), max(samples), inner, reps)

@@ -1,0 +1,95 @@
+"""The calibration tool (`python -m models_engine.calibrate`): its conventions, its output schema
+and what its first real run on an H200 measured (tests/fixtures/gpu_microbench/
+h200-calibrate-tool-2026-11-26.json, written by the tool on one NVIDIA H200 SXM, 700 W,
+PyTorch 2.11 + CUDA 13.0 + cuDNN 9.19).
+
+PyTorch is not installed in CI (the engine never needs it), so the measuring itself ran on the GPU;
+here the pure-Python parts are checked and the tool's output is compared with the reference
+measurements made on the same kind of GPU by another script (../shared/reference/gpu_microbench/,
+copied to tests/fixtures/gpu_microbench/).
+"""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from models_engine.calibrate.__main__ import main
+from models_engine.calibrate.measure_block import kernel_class, model_flops
+from models_engine.calibrate.shapes import layer_gemms
+from models_engine.calibrate.summary import format_summary, summarise
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "gpu_microbench"
+TOOL_RUN = FIXTURES / "h200-calibrate-tool-2026-11-26.json"
+REFERENCE = FIXTURES / "h200-pytorch-2.11-bf16-2026-11-26.json"
+H200_BF16_PEAK_TFLOPS = 989.0  # dense, catalog h200-sxm-141gb (same GH100 tensor cores as H100)
+H200_HBM_TB_S = 4.8  # catalog h200-sxm-141gb
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("hidden, tokens", [(2048, 2048), (8192, 4096), (12288, 8192)])
+def test_layer_gemms_add_up_to_the_block_flop_convention(hidden, tokens):
+    """The twelve GEMMs (fwd, dgrad, wgrad of QKV, proj, fc1, fc2) are 72 h^2 tokens FLOPs, the
+    weight part of the block convention; each pass of one linear has the same FLOPs."""
+    gemms = layer_gemms(hidden, tokens)
+    assert len(gemms) == 12
+    assert sum(2 * m * n * k for _, _, m, n, k in gemms) == 72 * hidden**2 * tokens
+    for layer in ("qkv", "proj", "fc1", "fc2"):
+        assert len({m * n * k for name, _, m, n, k in gemms if name == layer}) == 1
+    assert model_flops(hidden, 2048, tokens) == 72 * hidden**2 * tokens + 6 * 2048 * hidden * tokens
+
+
+def test_kernel_names_are_classified_like_the_reference_profile():
+    reference = load(REFERENCE)
+    for profile in reference["block_profile"]:
+        for kernel in profile["top_kernels"]:
+            assert kernel_class(kernel["name"]) == kernel["class"], kernel["name"]
+
+
+def test_tool_output_has_the_reference_schema():
+    """Every section and every row field of the reference file is in the tool's output, so the
+    catalog import reads either."""
+    tool, reference = load(TOOL_RUN), load(REFERENCE)
+    assert tool["meta"]["tool"] == "models_engine.calibrate"
+    assert not tool["meta"]["tiny"] and tool["errors"] == []
+    for section in ("hbm", "elementwise", "gemm", "attention", "block", "block_profile"):
+        assert tool[section], section
+        wanted = set().union(*(row.keys() for row in reference[section]))
+        got = set().union(*(row.keys() for row in tool[section]))
+        assert wanted <= got, (section, wanted - got)
+    assert set(reference["meta"]) - {"elapsed_s"} <= set(tool["meta"])
+
+
+def test_tool_run_agrees_with_the_reference_measurements_on_an_h200():
+    """Same GPU model, different script and day: GEMM, HBM, block and cuDNN attention within 10 %,
+    and the facts the engine relies on hold (GEMMs ~0.70 of peak, cuDNN ~2x PyTorch's flash,
+    HBM copies ~0.9 of the catalog bandwidth, FP8 GEMMs 1.6-1.9x BF16, not 2x)."""
+    tool, reference = summarise(load(TOOL_RUN)), summarise(load(REFERENCE))
+    for key in ("gemm_tflops", "hbm_tb_per_s", "block_tflops"):
+        assert tool[key] == pytest.approx(reference[key], rel=0.10), key
+    cudnn, flash = tool["attention_tflops"]["cudnn"], tool["attention_tflops"]["flash"]
+    assert cudnn["fwd"] == pytest.approx(reference["attention_tflops"]["cudnn"]["fwd"], rel=0.10)
+    assert 0.60 <= tool["gemm_tflops"] / H200_BF16_PEAK_TFLOPS <= 0.78
+    assert 0.85 <= tool["hbm_tb_per_s"] / H200_HBM_TB_S <= 0.95
+    assert 1.6 <= cudnn["fwd"] / flash["fwd"] <= 2.4
+    assert 1.6 <= tool["fp8_over_bf16"] <= 1.9
+    # Launch gaps in a plain eager block: a few per cent of the step, not tens.
+    assert 0.0 < tool["launch_gap_fraction"] < 0.15
+
+
+def test_summary_prints_what_was_measured():
+    text = format_summary(summarise(load(TOOL_RUN)))
+    assert "NVIDIA H200" in text
+    assert "TFLOP/s" in text and "TB/s" in text and "cudnn" in text
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="PyTorch is installed")
+def test_without_pytorch_the_tool_says_what_it_needs(tmp_path, capsys):
+    out = tmp_path / "gpu.json"
+    assert main(["--out", str(out)]) == 2
+    assert "needs PyTorch" in capsys.readouterr().err
+    assert not out.exists()
