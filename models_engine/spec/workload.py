@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from ._base import RuleViolations, SpecModel, divisors, literal_or, section_field, spec_field
 from .parallel_rules import check_parallel_layout
+from .software_stack import SoftwareStackChoice
 
 
 class MixtureOfExperts(SpecModel):
@@ -267,6 +268,10 @@ class Workload(SpecModel):
     )
     precision: Literal["bf16", "fp8", "fp16"] = spec_field(
         "bf16", unit="enum", description="Compute precision of the matrix multiplies."
+    )
+    software_stack: SoftwareStackChoice = section_field(
+        SoftwareStackChoice(),
+        description="Training framework whose efficiency profile applies ('auto' by default).",
     )
     parallelism: AutoOrParallelism = section_field(  # type: ignore[valid-type]
         "auto",

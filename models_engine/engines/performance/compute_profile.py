@@ -1,29 +1,37 @@
-"""What one GPU achieves: peak FLOP/s per precision, kernel efficiencies and the software
-stack, resolved once per design from the GPU figures and efficiency_data."""
+"""What one GPU achieves: peak FLOP/s per precision, measured kernel efficiencies, the software
+stack and its named losses, resolved once per design from the GPU figures, the workload's
+`software_stack` choice and the data modules (efficiency_data, kernel_data, stacks)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from models_engine.engines.performance.efficiency_data import (
     ATTENTION_LENGTH_RAMP,
     DEFAULT_EFFICIENCY,
     GEMM_TILE_RAMP,
     SKU_EFFICIENCY,
-    SOFTWARE_STACKS,
 )
+from models_engine.engines.performance.kernel_data import KERNEL_EFFICIENCY
+from models_engine.engines.performance.stacks import SOFTWARE_STACKS, STACK_LOSSES
 
 TERA = 1e12
+AUTO = "auto"
+# Generation whose fit stands in where a stack has none for the GPU's generation.
+FALLBACK_GENERATION = "hopper"
 
 
 @dataclass(frozen=True)
 class SoftwareStack:
     name: str
     description: str
-    attention_kernel: str  # "flash" or "unfused"
+    attention_kernel: str  # "flash" (fused) or "unfused": what memory and FLOPs assume
+    attention_backend: str  # "cudnn", "flash" (flash-attn / PyTorch SDPA flash) or "unfused"
     dropout: bool
     tp_comm_overlap: bool
     dp_comm_overlap: bool
     pp_p2p_overlap: bool
     grad_reduce_bytes: int
+    launch_gaps: bool
+    chosen_by: str = AUTO  # "auto" (the stack of the GPU's published runs) or "workload"
 
 
 @dataclass(frozen=True)
@@ -32,14 +40,17 @@ class ComputeProfile:
     precision: str
     peak_flops: float  # dense, run precision, FLOP/s
     bf16_peak_flops: float
-    gemm_fraction: float  # run precision
+    gemm_fraction: float  # run precision, large GEMMs (before the tile ramp)
     bf16_gemm_fraction: float
     gemm_fixed_s: float  # run precision: fixed time per GEMM call
     bf16_gemm_fixed_s: float
     attention_forward_fraction: float
     attention_backward_fraction: float
-    hbm_bytes_per_s: float  # catalog bandwidth x achievable fraction
+    hbm_bytes_per_s: float  # catalog bandwidth x measured fraction of memory-bound kernels
+    stream_bytes_per_s: float  # catalog bandwidth x measured copy fraction (GEMM operands)
     stack: SoftwareStack
+    losses: tuple  # ((name, fraction of kernel time), ...) named in the step breakdown
+    kernel_source: str
     calibration: str
     warnings: tuple[str, ...] = ()
     m0: float = GEMM_TILE_RAMP["m0"]
@@ -51,6 +62,11 @@ class ComputeProfile:
     def gemm_input_bytes(self) -> int:
         return 1 if self.precision == "fp8" else 2
 
+    @property
+    def kernel_time_scale(self) -> float:
+        """Wall time per second of kernel time once the stack's losses are added."""
+        return 1.0 + sum(fraction for _, fraction in self.losses)
+
     def as_dict(self) -> dict:
         return {
             "sku": self.sku,
@@ -58,9 +74,12 @@ class ComputeProfile:
             "peak_tflops": self.peak_flops / TERA,
             "gemm_fraction_of_peak": self.gemm_fraction,
             "gemm_fixed_us": self.gemm_fixed_s * 1e6,
+            "attention_backend": self.stack.attention_backend,
             "attention_forward_fraction_of_bf16_peak": self.attention_forward_fraction,
             "attention_backward_fraction_of_bf16_peak": self.attention_backward_fraction,
             "hbm_effective_tb_per_s": self.hbm_bytes_per_s / TERA,
+            "losses_fraction_of_kernel_time": dict(self.losses),
+            "kernel_source": self.kernel_source,
             "software_stack": self.stack.name,
             "software_stack_description": self.stack.description,
             "calibration": self.calibration,
@@ -68,30 +87,71 @@ class ComputeProfile:
         }
 
 
-def _stack(name: str) -> SoftwareStack:
-    return SoftwareStack(name=name, **SOFTWARE_STACKS[name])
+def _stack(name: str, choice) -> SoftwareStack:
+    stack = SoftwareStack(name=name, **SOFTWARE_STACKS[name])
+    if choice is None:
+        return stack
+    changes = {"chosen_by": "workload"} if choice.name != AUTO else {}
+    if choice.attention_backend is not None:
+        changes["attention_backend"] = choice.attention_backend
+        changes["attention_kernel"] = "unfused" if choice.attention_backend == "unfused" else "flash"
+    for flag in ("tp_comm_overlap", "dp_comm_overlap"):
+        if getattr(choice, flag) is not None:
+            changes[flag] = getattr(choice, flag)
+    return replace(stack, **changes)
+
+
+def _stack_losses(stack: str, generation: str) -> tuple[dict, tuple[str, ...]]:
+    fitted = STACK_LOSSES.get((stack, generation))
+    if fitted is not None:
+        return fitted, ()
+    fallback = STACK_LOSSES.get((stack, FALLBACK_GENERATION)) or STACK_LOSSES[
+        (SKU_EFFICIENCY["h100-sxm-80gb"]["stack"], FALLBACK_GENERATION)
+    ]
+    note = (
+        f"software stack {stack} has no published runs on {generation} GPUs: its losses are "
+        "those fitted on Hopper (UNCERTAIN)"
+    )
+    return fallback, (note,)
+
+
+def _attention_fractions(kernels: dict, backend: str) -> tuple[float, float]:
+    # The unfused stack runs attention as GEMMs + softmax kernels; the fused fractions are
+    # unused there but kept for reporting.
+    return kernels["attention"].get(backend, kernels["attention"]["cudnn"])
 
 
 def compute_profile(
-    gpu, precision: str, overrides: dict | None = None, *, serving: bool = False
+    gpu,
+    precision: str,
+    overrides: dict | None = None,
+    *,
+    serving: bool = False,
+    stack_choice=None,
 ) -> ComputeProfile:
-    """`overrides` replaces efficiency fields (calibration scripts and tests only).
-    `serving`: drop the per-GEMM fixed cost, which is the training framework's (Transformer
-    Engine's FP8 scaling / cast / transpose work, eager launches); serving engines fuse
-    quantisation and replay CUDA graphs."""
-    entry = dict(SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY))
+    """`overrides` replaces kernel-efficiency fields (calibration scripts and tests only).
+    `stack_choice`: the workload's `software_stack` section (None = auto). `serving`: drop the
+    per-GEMM fixed cost and the training losses, which are the training framework's; serving
+    engines fuse quantisation and replay CUDA graphs. A GPU carrying an imported measurement
+    (`gpu.measured_efficiency`, catalog/measured.py) uses it in place of kernel_data."""
+    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY)
+    measured = getattr(gpu, "measured_efficiency", None)
+    kernels = dict(measured or KERNEL_EFFICIENCY[entry["kernels"]])
     if overrides:
-        entry.update(overrides)
-    if serving:
-        entry["gemm_fixed_us"] = {key: 0.0 for key in entry["gemm_fixed_us"]}
-    bf16_peak = gpu.bf16_dense_tflops * TERA
-    warnings = ()
+        kernels.update(overrides)
+    chosen = stack_choice.name if stack_choice is not None else AUTO
+    stack = _stack(entry["stack"] if chosen == AUTO else chosen, stack_choice)
+    fitted, warnings = _stack_losses(stack.name, entry["generation"])
     if precision == "fp8" and not gpu.fp8_dense_tflops:
-        warnings = (f"{gpu.name} has no FP8 tensor path: evaluated at BF16 instead",)
+        warnings += (f"{gpu.name} has no FP8 tensor path: evaluated at BF16 instead",)
         precision = "bf16"
+    gemm = kernels["gemm"]
+    bf16_peak = gpu.bf16_dense_tflops * TERA
+    bandwidth = gpu.hbm_bandwidth_tbytes_per_s * TERA
     peak = gpu.fp8_dense_tflops * TERA if precision == "fp8" else bf16_peak
-    gemm = entry["gemm"]
-    fixed = entry["gemm_fixed_us"]
+    forward, backward = _attention_fractions(kernels, stack.attention_backend)
+    losses = _named_losses(stack, kernels, fitted, serving, precision)
+    fp8_fixed = 0.0 if serving else fitted["fp8_gemm_fixed_us"] * 1e-6
     return ComputeProfile(
         sku=gpu.id,
         precision=precision,
@@ -99,12 +159,26 @@ def compute_profile(
         bf16_peak_flops=bf16_peak,
         gemm_fraction=gemm.get(precision, gemm["bf16"]),
         bf16_gemm_fraction=gemm["bf16"],
-        gemm_fixed_s=fixed.get(precision, fixed["bf16"]) * 1e-6,
-        bf16_gemm_fixed_s=fixed["bf16"] * 1e-6,
-        attention_forward_fraction=entry["attention_forward"],
-        attention_backward_fraction=entry["attention_backward"],
-        hbm_bytes_per_s=gpu.hbm_bandwidth_tbytes_per_s * TERA * entry["hbm"],
-        stack=_stack(entry["stack"]),
-        calibration=entry["calibration"],
+        gemm_fixed_s=fp8_fixed if precision == "fp8" else 0.0,
+        bf16_gemm_fixed_s=0.0,
+        attention_forward_fraction=forward,
+        attention_backward_fraction=backward,
+        # Serving's memory-bound work is streaming weights and KV cache (copy rate).
+        hbm_bytes_per_s=bandwidth * kernels["copy" if serving else "hbm"],
+        stream_bytes_per_s=bandwidth * kernels["copy"],
+        stack=stack,
+        losses=losses,
+        kernel_source=kernels.get("source", "imported measurement"),
+        calibration=fitted["calibration"],
         warnings=warnings,
     )
+
+
+def _named_losses(
+    stack: SoftwareStack, kernels: dict, fitted: dict, serving: bool, precision: str
+) -> tuple:
+    if serving:
+        return ()
+    gaps = kernels["launch_gap"] if stack.launch_gaps else 0.0
+    overhead = fitted.get(f"overhead_{precision}", fitted["overhead"])
+    return (("kernel_launch_gaps", gaps), ("stack_overhead", overhead))

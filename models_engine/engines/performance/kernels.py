@@ -4,8 +4,11 @@ every argument may be a numpy array over candidates.
 GEMM: a roofline. Compute time = 2MNK / (peak x fraction x tile ramp) + a fixed time per call,
 memory time = bytes moved / effective HBM bandwidth; the slower one wins. The tile ramp
 M/(M+m0) x N/(N+n0) x K/(K+k0) is the shape dependence (efficiency_data.GEMM_TILE_RAMP); the
-fixed time (launch and tail wave; for FP8 also Transformer Engine's scaling update and cast /
-transpose kernels around the GEMM) is what makes small GEMMs inefficient.
+fixed time (for FP8: Transformer Engine's scaling update and cast / transpose kernels around
+the GEMM) is what makes small FP8 GEMMs inefficient.
+
+Every kernel time is multiplied by `profile.kernel_time_scale` = 1 + the stack's named losses
+(launch gaps, stack overhead; stacks.py), which the step model reports as their own terms.
 """
 
 import numpy as np
@@ -24,8 +27,8 @@ def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0):
     ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
     flops = 2.0 * m * n * k
     compute = batch * (flops / (peak * fraction * ramp) + fixed)
-    memory = batch * ((m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES) / profile.hbm_bytes_per_s
-    return np.maximum(compute, memory)
+    memory = batch * ((m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES) / profile.stream_bytes_per_s
+    return np.maximum(compute, memory) * profile.kernel_time_scale
 
 
 def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None):
@@ -39,7 +42,7 @@ def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None):
 
 
 def hbm_time_s(bytes_moved, profile):
-    return bytes_moved / profile.hbm_bytes_per_s
+    return bytes_moved / profile.hbm_bytes_per_s * profile.kernel_time_scale
 
 
 def flash_attention_time_s(queries, keys_per_query, chunk_len, heads, head_dim, profile):
@@ -50,8 +53,9 @@ def flash_attention_time_s(queries, keys_per_query, chunk_len, heads, head_dim, 
     flops_forward = 4.0 * queries * keys_per_query * heads * head_dim
     ramp = chunk_len / (chunk_len + profile.attention_length_ramp)
     peak = profile.bf16_peak_flops
-    forward = flops_forward / (peak * profile.attention_forward_fraction * ramp)
-    backward = 2.5 * flops_forward / (peak * profile.attention_backward_fraction * ramp)
+    scale = profile.kernel_time_scale
+    forward = flops_forward / (peak * profile.attention_forward_fraction * ramp) * scale
+    backward = 2.5 * flops_forward / (peak * profile.attention_backward_fraction * ramp) * scale
     return forward, backward
 
 

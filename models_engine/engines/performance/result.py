@@ -70,6 +70,20 @@ class Io(ResultPart):
     storage_tier: int
 
 
+class SoftwareStackUsed(ResultPart):
+    """The training framework the step was modelled with (`workload.software_stack`, or the
+    GPU's published-runs stack when 'auto') and the named losses it adds to kernel time."""
+
+    name: str
+    chosen_by: str  # "auto" or "workload"
+    attention_backend: str
+    tp_comm_overlap: bool
+    dp_comm_overlap: bool
+    losses_fraction_of_kernel_time: dict[str, float]
+    kernel_source: str  # where the kernel efficiencies come from (measurement or fit)
+    calibration: str  # the published runs the stack's losses were fitted on
+
+
 class PerformanceResult(EngineResult):
     """`step_time_s` is the single-site step (no WAN time); `time_to_train_days` is failure-free
     at that step (tokens_to_train / tokens_per_s). The job's step with the WAN is
@@ -95,6 +109,7 @@ class PerformanceResult(EngineResult):
     collectives: JsonDict | None = None
     inference: JsonDict | None = None
     io: Io | None = None
+    software_stack: SoftwareStackUsed | None = None
     auto: JsonDict | None
     hardware: JsonDict
     warnings: list[str]

@@ -1,6 +1,8 @@
 """Training step time of every candidate layout at one site, split into the breakdown the
-studio charts: compute, recompute, exposed TP / CP / EP / PP / DP communication, pipeline
-bubble, optimizer and I/O. All values are numpy arrays over the candidates, seconds per step.
+studio charts: compute, recompute, the software stack's named losses (kernel launch gaps,
+stack overhead; stacks.py), exposed TP / CP / EP / PP / DP communication, pipeline bubble,
+optimizer and I/O. `compute` and `recompute` are kernel time; the losses the kernels carry
+(compute_profile.kernel_time_scale) are split out of them by name. All values are numpy arrays over the candidates, seconds per step.
 The step is the single-site step: what a cross-site (WAN) exchange adds is the regions
 engine's (`RegionsResult.training`)."""
 
@@ -15,6 +17,8 @@ from models_engine.engines.performance.pipeline import pipeline, stage_times
 BREAKDOWN_KEYS = (
     "compute",
     "recompute",
+    "kernel_launch_gaps",
+    "stack_overhead",
     "tp_comm_exposed",
     "cp_comm_exposed",
     "ep_comm_exposed",
@@ -69,9 +73,12 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
     before_io = pipe.pipeline_s + dp_exposed + optimizer
     io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
     io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
+    kernel_time = pipe.critical["compute"] + pipe.critical["recompute"]
+    scale = profile.kernel_time_scale
     breakdown = {
-        "compute": pipe.critical["compute"],
-        "recompute": pipe.critical["recompute"],
+        "compute": pipe.critical["compute"] / scale,
+        "recompute": pipe.critical["recompute"] / scale,
+        **{name: kernel_time * fraction / scale for name, fraction in profile.losses},
         "tp_comm_exposed": pipe.critical["tp"],
         "cp_comm_exposed": pipe.critical["cp"],
         "ep_comm_exposed": pipe.critical["ep"],

@@ -55,7 +55,7 @@ def evaluate_training(
     `storage_supply`."""
     workload = spec.workload
     shape = model_shape(workload)
-    profile = compute_profile(gpu, workload.precision)
+    profile = compute_profile(gpu, workload.precision, stack_choice=workload.software_stack)
     context = step_context(spec, shape, storage_supply, site_id)
     auto_section = None
     if workload.parallelism == "auto":
@@ -125,6 +125,7 @@ def evaluate_training(
             ),
             "auto": auto_section,
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
+            "software_stack": stack_used(profile),
             "warnings": list(profile.warnings),
             "io": {
                 "site_id": context.site_id,
@@ -139,6 +140,21 @@ def evaluate_training(
         }
     )
     return PerformanceResult(**result)
+
+
+def stack_used(profile) -> dict:
+    """The software stack the step was modelled with, its losses and their calibration."""
+    stack = profile.stack
+    return {
+        "name": stack.name,
+        "chosen_by": stack.chosen_by,
+        "attention_backend": stack.attention_backend,
+        "tp_comm_overlap": stack.tp_comm_overlap,
+        "dp_comm_overlap": stack.dp_comm_overlap,
+        "losses_fraction_of_kernel_time": dict(profile.losses),
+        "kernel_source": profile.kernel_source,
+        "calibration": profile.calibration,
+    }
 
 
 def conventions(profile) -> dict:

@@ -1,0 +1,84 @@
+"""Kernel efficiencies per GPU: what single kernels sustain on one GPU, before any loss of a real
+multi-GPU training step (those are the software stack's, see stacks.py).
+
+Each entry is a fraction of the catalog peak (dense tensor TFLOP/s of the precision, or HBM
+TB/s) with its measurement. The H100 and H200 entries are what
+`models_engine.catalog.measured.kernel_efficiency` derives from the microbenchmark files in
+tests/fixtures/gpu_microbench/ (PyTorch 2.11, CUDA 13.0, cuDNN 9.19, 700 W, 2026-11-26;
+/work/shared/reference/gpu_microbench/README.md); tests/engine/test_measured_efficiency.py
+checks that the import reproduces them.
+
+Fields:
+  gemm            large-GEMM fraction of the dense peak per precision, before the tile ramp
+                  (efficiency_data.GEMM_TILE_RAMP), median over the measured GEMMs
+  attention       fused attention fraction of the BF16 peak per backend (cudnn / flash),
+                  forward and backward, before the length ramp (ATTENTION_LENGTH_RAMP);
+                  causal FLOPs (half the score matrix)
+  copy            device-to-device copy fraction of catalog HBM bandwidth (streaming reads:
+                  GEMM operands, weights and KV cache when serving)
+  hbm             memory-bound kernels' fraction of catalog HBM bandwidth: total bytes over
+                  total time of the measured LayerNorm, residual add and GELU kernels
+  launch_gap      measured share of a plain eager block's step spent between kernels: block
+                  fwd+bwd time over the sum of its kernel times (`block_profile`), minus one
+"""
+
+_H100_MEASURED = {
+    "gemm": {"bf16": 0.721, "fp16": 0.721, "fp8": 0.616},
+    "attention": {"cudnn": (0.621, 0.511), "flash": (0.324, 0.272)},
+    "copy": 0.898,
+    "hbm": 0.750,
+    "launch_gap": 0.053,
+    "source": (
+        "measured on one H100 80GB HBM3 SXM, 700 W (h100-pytorch-2.11-bf16-2026-11-26.json: "
+        "96 GPT-layer GEMMs, hidden 2048-12288, median 0.721 of 989 after the tile ramp; "
+        "cuDNN attention seq 2048-8192 median 0.62 fwd / 0.51 bwd, PyTorch flash 0.32 / 0.27; "
+        "LayerNorm + residual + GELU 2.5 TB/s of 3.35; eager block launch gaps 9.4 % "
+        "(h=4096) and 1.3 % (h=8192), mean 5.3 %). FP8: h100-fp8-vs-bf16-gemm-2026-11-26.json, "
+        "torch._scaled_mm e4m3, 60 GEMMs median 0.616 of 1979 (1.73x BF16, not 2x)."
+    ),
+}
+
+_H200_MEASURED = {
+    "gemm": {"bf16": 0.713, "fp16": 0.713, "fp8": 0.616},
+    "attention": {"cudnn": (0.632, 0.499), "flash": (0.316, 0.276)},
+    "copy": 0.882,
+    "hbm": 0.665,
+    "launch_gap": 0.050,
+    "source": (
+        "measured on one H200 SXM, 700 W (h200-pytorch-2.11-bf16-2026-11-26.json: GEMM median "
+        "0.713 of 989, cuDNN attention 0.63 / 0.50, flash 0.32 / 0.28, element-wise 3.2 TB/s "
+        "of 4.8, launch gaps 11.5 % and 0 % (measured -1.4 %, clipped), mean 5.0 %). FP8: the "
+        "H100 FP8 / BF16 measurement (same GH100 die and clocks), not measured on H200."
+    ),
+}
+
+# A100: no microbenchmark file. The fractions are the Korthikanti 2022 fit (efficiency_data
+# calibration of the megatron-lm-2022 stack): they lump that stack's losses into the kernels.
+_A100_FITTED = {
+    "gemm": {"bf16": 0.77, "fp16": 0.77},
+    # FlashAttention-2 paper (Dao 2023) Fig. 4: A100 forward 50-70 %, backward 40-50 %.
+    "attention": {"cudnn": (0.60, 0.45), "flash": (0.60, 0.45)},
+    "copy": 0.60,
+    "hbm": 0.60,
+    "launch_gap": 0.0,
+    "source": (
+        "not measured: fitted on Korthikanti 2022 Table 5 (8 runs: mean |error| 2.2 %, max "
+        "3.8 %) with the losses lumped in; gemm 0.77 (x the tile ramp: ~0.75 = 235 of 312 "
+        "TFLOP/s on the 175B-1T GEMMs), just under the 250-280 cuBLAS reaches in isolation; "
+        "hbm 0.60 = the 2022 stack's unfused element-wise kernels at 1.2 of 2.04 TB/s."
+    ),
+}
+
+# Blackwell, CDNA3 and custom GPUs: no measurement here. The H100 fractions of the catalog
+# peaks, UNCERTAIN; import a measurement (catalog/measured.py) to replace them.
+_UNMEASURED = {
+    **_H100_MEASURED,
+    "source": "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN)",
+}
+
+KERNEL_EFFICIENCY = {
+    "h100-measured": _H100_MEASURED,
+    "h200-measured": _H200_MEASURED,
+    "a100-fitted": _A100_FITTED,
+    "unmeasured": _UNMEASURED,
+}

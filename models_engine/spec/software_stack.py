@@ -1,0 +1,55 @@
+"""`workload.software_stack`: the training framework and its generation, with optional
+overrides. 'auto' is the stack the GPU's published runs used (the engine's default)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ._base import SpecModel, spec_field
+
+# Closed list, mirrored by models_engine/engines/performance/stacks.py (a test checks it).
+StackName = Literal[
+    "auto",
+    "megatron-lm-2022",
+    "megatron-core-te-2024",
+    "nemo-2025-blackwell",
+    "maxtext-jax",
+    "mosaic-composer-fsdp",
+]
+
+
+class SoftwareStackChoice(SpecModel):
+    """Which framework runs the training step; each has its own efficiency profile."""
+
+    name: StackName = spec_field(
+        "auto",
+        unit="enum",
+        description=(
+            "Framework and generation: megatron-lm-2022 (A100-era Megatron-LM), "
+            "megatron-core-te-2024 (NeMo / Megatron-Core + Transformer Engine), "
+            "nemo-2025-blackwell, maxtext-jax (JAX / XLA), mosaic-composer-fsdp "
+            "(llm-foundry, PyTorch FSDP); auto = the stack of the GPU's published runs."
+        ),
+    )
+    attention_backend: Literal["cudnn", "flash", "unfused"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "Override the attention kernel: cudnn (cuDNN fused attention), flash "
+            "(flash-attn / PyTorch SDPA flash, about half cuDNN's rate on H100) or unfused "
+            "(softmax as separate kernels); null = the stack's."
+        ),
+    )
+    tp_comm_overlap: bool | None = spec_field(
+        None,
+        unit="boolean",
+        description="Override: overlap tensor-parallel collectives with GEMMs; null = the stack's.",
+    )
+    dp_comm_overlap: bool | None = spec_field(
+        None,
+        unit="boolean",
+        description=(
+            "Override: overlap data-parallel gradient reduction / parameter gathers with "
+            "compute; null = the stack's."
+        ),
+    )
