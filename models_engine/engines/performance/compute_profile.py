@@ -94,7 +94,8 @@ def _stack(name: str, choice) -> SoftwareStack:
     changes = {"chosen_by": "workload"} if choice.name != AUTO else {}
     if choice.attention_backend is not None:
         changes["attention_backend"] = choice.attention_backend
-        changes["attention_kernel"] = "unfused" if choice.attention_backend == "unfused" else "flash"
+        fused = choice.attention_backend != "unfused"
+        changes["attention_kernel"] = "flash" if fused else "unfused"
     for flag in ("tp_comm_overlap", "dp_comm_overlap"):
         if getattr(choice, flag) is not None:
             changes[flag] = getattr(choice, flag)
@@ -105,9 +106,10 @@ def _stack_losses(stack: str, generation: str) -> tuple[dict, tuple[str, ...]]:
     fitted = STACK_LOSSES.get((stack, generation))
     if fitted is not None:
         return fitted, ()
-    fallback = STACK_LOSSES.get((stack, FALLBACK_GENERATION)) or STACK_LOSSES[
-        (SKU_EFFICIENCY["h100-sxm-80gb"]["stack"], FALLBACK_GENERATION)
-    ]
+    fallback = (
+        STACK_LOSSES.get((stack, FALLBACK_GENERATION))
+        or STACK_LOSSES[(SKU_EFFICIENCY["h100-sxm-80gb"]["stack"], FALLBACK_GENERATION)]
+    )
     note = (
         f"software stack {stack} has no published runs on {generation} GPUs: its losses are "
         "those fitted on Hopper (UNCERTAIN)"

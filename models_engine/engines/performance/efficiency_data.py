@@ -53,9 +53,7 @@ SKU_EFFICIENCY = {
     "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
     "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
     "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
-    "mi300x-192gb": _entry(
-        MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"
-    ),
+    "mi300x-192gb": _entry(MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"),
 }
 # Inline custom GPUs: a modern stack on the H100 fractions of the catalog peaks; UNCERTAIN.
 DEFAULT_EFFICIENCY = _entry(MEGATRON_CORE_2024, "hopper", "unmeasured", "custom GPU")

@@ -27,7 +27,8 @@ def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0):
     ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
     flops = 2.0 * m * n * k
     compute = batch * (flops / (peak * fraction * ramp) + fixed)
-    memory = batch * ((m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES) / profile.stream_bytes_per_s
+    moved = (m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES
+    memory = batch * moved / profile.stream_bytes_per_s
     return np.maximum(compute, memory) * profile.kernel_time_scale
 
 

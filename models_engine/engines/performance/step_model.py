@@ -2,7 +2,8 @@
 studio charts: compute, recompute, the software stack's named losses (kernel launch gaps,
 stack overhead; stacks.py), exposed TP / CP / EP / PP / DP communication, pipeline bubble,
 optimizer and I/O. `compute` and `recompute` are kernel time; the losses the kernels carry
-(compute_profile.kernel_time_scale) are split out of them by name. All values are numpy arrays over the candidates, seconds per step.
+(compute_profile.kernel_time_scale) are split out of them by name. All values are numpy
+arrays over the candidates, seconds per step.
 The step is the single-site step: what a cross-site (WAN) exchange adds is the regions
 engine's (`RegionsResult.training`)."""
 
