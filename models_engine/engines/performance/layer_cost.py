@@ -72,12 +72,14 @@ def _attention(shape, cand, profile, tokens):
 
 
 def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None):
-    """FC1 (+ gate) and FC2 of `copies` MLPs of width `ffn`, each on `rows` tokens."""
+    """FC1 (+ gate) and FC2 of `copies` MLPs of width `ffn`, each on `rows` tokens, the copies
+    run as grouped GEMMs (one call each for FC1 and FC2, forward and backward)."""
     rows = tokens if rows is None else rows
     width = ffn / cand.tp
-    up_f, up_b = linear_time_s(rows, (shape.mlp_matrices - 1) * width, shape.hidden, profile)
-    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile)
-    return copies * (up_f + down_f), copies * (up_b + down_b), copies * up_b
+    up_width = (shape.mlp_matrices - 1) * width
+    up_f, up_b = linear_time_s(rows, up_width, shape.hidden, profile, groups=copies)
+    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile, groups=copies)
+    return up_f + down_f, up_b + down_b, up_b
 
 
 def _tp_comm(shape, cand, profile, topology, tokens, windows):
