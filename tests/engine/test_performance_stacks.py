@@ -93,7 +93,8 @@ def composer_rows():
     for size, values in MPT.items():
         for gpus, batch, tokens_per_s in values:
             published = batch * 2048 / tokens_per_s
-            rows.append((f"MPT {size} {gpus} GPUs", published, run(composer_mpt(size, gpus, batch))))
+            result = run(composer_mpt(size, gpus, batch))
+            rows.append((f"MPT {size} {gpus} GPUs", published, result))
     return rows
 
 
