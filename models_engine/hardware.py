@@ -17,6 +17,8 @@ class GpuFigures:
     nvlink_gbytes_per_s_per_gpu: float | None
     tdp_w: float
     price_usd: float | None
+    # Imported kernel measurement (catalog/measured.py MeasuredKernels as a dict), or None.
+    measured_efficiency: dict | None = None
 
     @property
     def hbm_capacity_gib(self) -> float:
@@ -51,4 +53,7 @@ def resolve_gpu(compute, catalog: Catalog) -> GpuFigures:
         nvlink_gbytes_per_s_per_gpu=sku.nvlink_bandwidth_gb_per_s_per_gpu,
         tdp_w=sku.tdp_w,
         price_usd=sku.price_usd,
+        measured_efficiency=(
+            sku.measured_efficiency.model_dump() if sku.measured_efficiency else None
+        ),
     )

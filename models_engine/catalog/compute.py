@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from models_engine.catalog.base import ID_PATTERN, CatalogEntry
+from models_engine.catalog.measured import MeasuredKernels
 
 PRECISIONS = ("bf16", "fp8", "fp4")
 
@@ -55,6 +56,13 @@ class GpuSku(CatalogEntry):
     )
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU, W.")
     price_usd: float | None = Field(default=None, gt=0, description="Price per GPU, USD.")
+    measured_efficiency: MeasuredKernels | None = Field(
+        default=None,
+        description=(
+            "Kernel efficiencies measured on this GPU (catalog/measured.py); the performance "
+            "engine uses them in place of its default profile. null = the default."
+        ),
+    )
 
     def peak_dense_tflops(self, precision: str) -> float | None:
         """Peak dense TFLOP/s for 'bf16', 'fp8' or 'fp4' (None where the GPU has no such path)."""

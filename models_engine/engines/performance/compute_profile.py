@@ -166,8 +166,8 @@ def compute_profile(
         attention_forward_fraction=forward,
         attention_backward_fraction=backward,
         # Serving's memory-bound work is streaming weights and KV cache (copy rate).
-        hbm_bytes_per_s=bandwidth * kernels["copy" if serving else "hbm"],
-        stream_bytes_per_s=bandwidth * kernels["copy"],
+        hbm_bytes_per_s=bandwidth * kernels["hbm_copy" if serving else "hbm"],
+        stream_bytes_per_s=bandwidth * kernels["hbm_copy"],
         stack=stack,
         losses=losses,
         kernel_source=kernels.get("source", "imported measurement"),

@@ -14,7 +14,7 @@ Fields:
   attention       fused attention fraction of the BF16 peak per backend (cudnn / flash),
                   forward and backward, before the length ramp (ATTENTION_LENGTH_RAMP);
                   causal FLOPs (half the score matrix)
-  copy            device-to-device copy fraction of catalog HBM bandwidth (streaming reads:
+  hbm_copy        device-to-device copy fraction of catalog HBM bandwidth (streaming reads:
                   GEMM operands, weights and KV cache when serving)
   hbm             memory-bound kernels' fraction of catalog HBM bandwidth: total bytes over
                   total time of the measured LayerNorm, residual add and GELU kernels
@@ -23,14 +23,15 @@ Fields:
 """
 
 _H100_MEASURED = {
-    "gemm": {"bf16": 0.721, "fp16": 0.721, "fp8": 0.616},
+    "gemm": {"bf16": 0.722, "fp16": 0.722, "fp8": 0.616},
     "attention": {"cudnn": (0.621, 0.511), "flash": (0.324, 0.272)},
-    "copy": 0.898,
+    "hbm_copy": 0.898,
     "hbm": 0.750,
     "launch_gap": 0.053,
     "source": (
         "measured on one H100 80GB HBM3 SXM, 700 W (h100-pytorch-2.11-bf16-2026-11-26.json: "
-        "96 GPT-layer GEMMs, hidden 2048-12288, median 0.721 of 989 after the tile ramp; "
+        "96 GPT-layer GEMMs, hidden 2048-12288, and 8192^3: median 0.722 of 989 after the "
+        "tile ramp; "
         "cuDNN attention seq 2048-8192 median 0.62 fwd / 0.51 bwd, PyTorch flash 0.32 / 0.27; "
         "LayerNorm + residual + GELU 2.5 TB/s of 3.35; eager block launch gaps 9.4 % "
         "(h=4096) and 1.3 % (h=8192), mean 5.3 %). FP8: h100-fp8-vs-bf16-gemm-2026-11-26.json, "
@@ -41,7 +42,7 @@ _H100_MEASURED = {
 _H200_MEASURED = {
     "gemm": {"bf16": 0.713, "fp16": 0.713, "fp8": 0.616},
     "attention": {"cudnn": (0.632, 0.499), "flash": (0.316, 0.276)},
-    "copy": 0.882,
+    "hbm_copy": 0.882,
     "hbm": 0.665,
     "launch_gap": 0.050,
     "source": (
@@ -58,7 +59,7 @@ _A100_FITTED = {
     "gemm": {"bf16": 0.77, "fp16": 0.77},
     # FlashAttention-2 paper (Dao 2023) Fig. 4: A100 forward 50-70 %, backward 40-50 %.
     "attention": {"cudnn": (0.60, 0.45), "flash": (0.60, 0.45)},
-    "copy": 0.60,
+    "hbm_copy": 0.60,
     "hbm": 0.60,
     "launch_gap": 0.0,
     "source": (

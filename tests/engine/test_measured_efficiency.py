@@ -1,0 +1,154 @@
+"""Importing a GPU's measured kernel efficiency (models_engine/catalog/measured.py) from the
+calibration-file schema of the 2026-11-26 H100 / H200 microbenchmarks (fixtures copied from
+/work/shared/reference/gpu_microbench/ so CI runs on a clean clone)."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from models_engine.catalog import load_catalog
+from models_engine.catalog.measured import (
+    ATTENTION_LENGTH_RAMP,
+    GEMM_TILE_RAMP,
+    MeasurementError,
+    read_calibration,
+    with_measurement,
+)
+from models_engine.engines.fabric import evaluate_fabric
+from models_engine.engines.performance import efficiency_data, evaluate_performance
+from models_engine.engines.performance.kernel_data import KERNEL_EFFICIENCY
+from models_engine.engines.storage import evaluate_storage_supply
+from models_engine.hardware import resolve_gpu
+from models_engine.spec import parse_design
+from tests.engine.test_performance_validation import llama_70b
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "gpu_microbench"
+H100 = read_calibration(FIXTURES / "h100-pytorch-2.11-bf16-2026-11-26.json")
+H200 = read_calibration(FIXTURES / "h200-pytorch-2.11-bf16-2026-11-26.json")
+H100_FP8 = read_calibration(FIXTURES / "h100-fp8-vs-bf16-gemm-2026-11-26.json")
+CATALOG = load_catalog()
+
+
+def measure(doc, sku="h100-sxm-80gb", fp8_doc=None):
+    entry = CATALOG.get("gpus", sku)
+    return with_measurement(entry, doc, fp8_doc).measured_efficiency
+
+
+@pytest.mark.parametrize(
+    ("doc", "sku", "builtin"),
+    [(H100, "h100-sxm-80gb", "h100-measured"), (H200, "h200-sxm-141gb", "h200-measured")],
+)
+def test_import_reproduces_the_engines_built_in_measured_profiles(doc, sku, builtin):
+    measured = measure(doc, sku, H100_FP8)
+    expected = KERNEL_EFFICIENCY[builtin]
+    assert measured.gemm["bf16"] == pytest.approx(expected["gemm"]["bf16"], abs=0.002)
+    assert measured.gemm["fp8"] == pytest.approx(expected["gemm"]["fp8"], abs=0.002)
+    for backend in ("cudnn", "flash"):
+        assert measured.attention[backend] == pytest.approx(
+            expected["attention"][backend], abs=0.002
+        )
+    assert measured.hbm_copy == pytest.approx(expected["hbm_copy"], abs=0.002)
+    assert measured.hbm == pytest.approx(expected["hbm"], abs=0.002)
+    assert measured.launch_gap == pytest.approx(expected["launch_gap"], abs=0.002)
+    # The curves behind the figures travel with the entry: one point per measured GEMM.
+    assert len(measured.gemm_curve) == len(doc["gemm"])
+    # cuDNN attention is about twice PyTorch's flash backend on Hopper (README).
+    assert 1.7 < measured.attention["cudnn"][0] / measured.attention["flash"][0] < 2.2
+
+
+def test_catalog_and_engine_use_the_same_ramps():
+    assert GEMM_TILE_RAMP == efficiency_data.GEMM_TILE_RAMP
+    assert ATTENTION_LENGTH_RAMP == efficiency_data.ATTENTION_LENGTH_RAMP
+
+
+def test_without_fp8_gemms_fp8_is_the_measured_h100_ratio_not_double():
+    measured = measure(H100)
+    assert measured.gemm["fp8"] / measured.gemm["bf16"] == pytest.approx(0.616 / 0.721, rel=0.01)
+
+
+def broken(mutate):
+    doc = copy.deepcopy(H100)
+    mutate(doc)
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda d: d.pop("gemm"), "gemm"),
+        (lambda d: d["gemm"][3].update(tflops=-1.0), "gemm[3].tflops"),
+        (
+            lambda d: d.update(attention=[a for a in d["attention"] if a["backend"] != "cudnn"]),
+            "attention",
+        ),
+        (lambda d: d["hbm"][0].pop("tb_per_s"), "hbm[0].tb_per_s"),
+        (lambda d: d.update(errors=["CUDA out of memory"]), "errors"),
+        (lambda d: d.pop("meta"), "meta"),
+        (lambda d: d["block_profile"][0].pop("kernel_total_ms"), "block_profile[0]"),
+    ],
+)
+def test_bad_files_name_the_field(mutate, field):
+    with pytest.raises(MeasurementError) as error:
+        measure(broken(mutate))
+    assert error.value.field == field
+    assert field in str(error.value)
+
+
+def test_a_measurement_on_the_wrong_gpu_entry_is_refused():
+    """The H100 file against an A100 entry (312 TFLOP/s): GEMMs at 2.3x 'the peak'."""
+    with pytest.raises(MeasurementError, match="outside"):
+        measure(H100, "a100-sxm-80gb")
+
+
+def test_unreadable_file_is_a_clear_error(tmp_path):
+    path = tmp_path / "calibration.json"
+    path.write_text("{not json")
+    with pytest.raises(MeasurementError, match="file"):
+        read_calibration(path)
+
+
+def step(doc_catalog, sku):
+    doc = llama_70b(64, "bf16")
+    doc["compute"]["gpu_sku"] = sku
+    spec = parse_design(doc)
+    fabric = evaluate_fabric(spec, doc_catalog)
+    gpu = resolve_gpu(spec.compute, doc_catalog)
+    supply = evaluate_storage_supply(spec, doc_catalog, fabric=fabric)
+    result = evaluate_performance(spec, gpu, doc_catalog, fabric=fabric, storage_supply=supply)
+    return result.to_json()
+
+
+def catalog_with(doc, sku_id):
+    entry = with_measurement(CATALOG.get("gpus", "h100-sxm-80gb"), doc, H100_FP8)
+    return CATALOG.with_entries("gpus", [entry.model_copy(update={"id": sku_id})])
+
+
+def test_imported_measurement_drives_the_step_time():
+    """Same H100 entry, its measurement imported as is: the built-in profile's step. Then a
+    measurement whose GEMMs run 20 % slower (x 0.8): the step grows by the GEMM share of the
+    kernel time x 25 %, so between half of 25 % (GEMMs are most of a 70B step) and 25 %."""
+    baseline = step(CATALOG, "h100-sxm-80gb")["step_time_s"]
+    as_measured = step(catalog_with(H100, "h100-imported"), "h100-imported")
+    assert as_measured["step_time_s"] == pytest.approx(baseline, rel=0.005)
+    assert "measured on NVIDIA H100" in as_measured["software_stack"]["kernel_source"]
+
+    def slower(d):
+        for row in d["gemm"]:
+            row["tflops"] *= 0.8
+
+    slow = step(catalog_with(broken(slower), "h100-slow-gemm"), "h100-slow-gemm")
+    growth = slow["step_time_s"] / as_measured["step_time_s"] - 1
+    assert 0.125 < growth < 0.25
+    compute_growth = slow["breakdown_s"]["compute"] / as_measured["breakdown_s"]["compute"] - 1
+    assert 0.15 < compute_growth < 0.25
+
+
+def test_fixtures_are_the_published_reference_files():
+    """The copies are the reference files byte for byte where /work/shared is present."""
+    shared = Path("/work/shared/reference/gpu_microbench")
+    if not shared.exists():
+        pytest.skip("reference directory not on this machine (CI)")
+    for fixture in FIXTURES.glob("*.json"):
+        assert json.loads(fixture.read_text()) == json.loads((shared / fixture.name).read_text())
