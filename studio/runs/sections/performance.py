@@ -33,6 +33,8 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
         built: list[Block] = [Cards(inference_cards(performance.inference), css="headline-cards")]
     else:
         built = [layout_paragraph(performance, wan is not None)]
+        if performance.software_stack is not None:
+            built.append(stack_paragraph(performance.software_stack))
         if wan is not None:
             built.append(wan_paragraph(performance, wan))
     if performance.auto:
@@ -111,6 +113,34 @@ def layout_paragraph(performance: PerformanceResult, with_wan: bool) -> Paragrap
             f"{days} days for the token budget before interruptions"
             + (" at the single-site step." if with_wan else "."),
         )
+    )
+
+
+STACK_CHOSEN_BY = {
+    "auto": "auto: the stack of this GPU's published runs",
+    "workload": "chosen in the workload",
+}
+
+
+def stack_paragraph(stack) -> Paragraph:
+    """The software stack the step was modelled with and the losses it adds to kernel time."""
+    losses = ", ".join(
+        f"{name.replace('_', ' ')} {percent(fraction, 0)}"
+        for name, fraction in stack.losses_fraction_of_kernel_time.items()
+    )
+    flags = (("TP", stack.tp_comm_overlap), ("DP", stack.dp_comm_overlap))
+    overlapped = " and ".join(name for name, on in flags if on)
+    overlap = f"{overlapped} communication overlapped" if overlapped else "no overlap"
+    return Paragraph(
+        text(
+            "Software stack: ",
+            strong(stack.name),
+            " ",
+            muted(f"({STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by)})"),
+            f", {stack.attention_backend} attention, {overlap}; losses on kernel time: {losses}. ",
+            muted(f"Kernels: {stack.kernel_source}. Losses fitted on: {stack.calibration}"),
+        ),
+        id="software-stack",
     )
 
 

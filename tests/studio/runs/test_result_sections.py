@@ -193,6 +193,20 @@ def test_wan_links_and_the_job_step_with_the_wan(two_sites):
     assert training.strategy in line
 
 
+def test_the_software_stack_and_its_losses_are_named(typed):
+    performance = typed.performance
+    if performance is None or not performance.training:
+        return
+    paragraphs = {
+        b.id: plain(b.text) for b in performance_section.blocks(typed) if isinstance(b, Paragraph)
+    }
+    line = paragraphs["software-stack"]
+    stack = performance.software_stack
+    assert stack.name in line
+    for name, fraction in stack.losses_fraction_of_kernel_time.items():
+        assert f"{name.replace('_', ' ')} {percent(fraction, 0)}" in line
+
+
 def test_regions_tables(typed):
     regions = typed.regions
     tables = _tables(BUILDERS["regions"](typed))
