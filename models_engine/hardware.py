@@ -17,6 +17,8 @@ class GpuFigures:
     nvlink_gbytes_per_s_per_gpu: float | None
     tdp_w: float
     price_usd: float | None
+    # Dense FP4 peak (Blackwell block-scaled tensor cores: NVFP4 / MX formats), or None.
+    fp4_dense_tflops: float | None = None
     # Imported kernel measurement (catalog/measured.py MeasuredKernels as a dict), or None.
     measured_efficiency: dict | None = None
 
@@ -53,6 +55,7 @@ def resolve_gpu(compute, catalog: Catalog) -> GpuFigures:
         nvlink_gbytes_per_s_per_gpu=sku.nvlink_bandwidth_gb_per_s_per_gpu,
         tdp_w=sku.tdp_w,
         price_usd=sku.price_usd,
+        fp4_dense_tflops=sku.fp4_dense_tflops,
         measured_efficiency=(
             sku.measured_efficiency.model_dump() if sku.measured_efficiency else None
         ),

@@ -266,8 +266,14 @@ class Workload(SpecModel):
         ge=1,
         le=10_000_000,
     )
-    precision: Literal["bf16", "fp8", "fp16"] = spec_field(
-        "bf16", unit="enum", description="Compute precision of the matrix multiplies."
+    precision: Literal["bf16", "fp8", "fp16", "mxfp8", "nvfp4"] = spec_field(
+        "bf16",
+        unit="enum",
+        description=(
+            "Compute precision of the matrix multiplies. mxfp8 (FP8 with 32-element block "
+            "scales) and nvfp4 (FP4 MLP GEMMs, the rest FP8) are training precisions of "
+            "Blackwell's block-scaled tensor cores; other GPUs run them as fp8."
+        ),
     )
     software_stack: SoftwareStackChoice = section_field(
         SoftwareStackChoice(),
@@ -327,6 +333,12 @@ class Workload(SpecModel):
                 )
 
     def _check_kind(self, issues: RuleViolations) -> None:
+        if self.kind == "inference" and self.precision in ("mxfp8", "nvfp4"):
+            issues.add(
+                "precision",
+                f"{self.precision} is a training precision; serving uses bf16, fp16 or fp8",
+                {"one_of": ["bf16", "fp16", "fp8"]},
+            )
         if self.kind == "inference" and self.inference is None:
             issues.add("inference", "required when kind is 'inference'")
         if self.kind == "training" and self.inference is not None:

@@ -15,6 +15,13 @@ from models_engine.engines.performance.stacks import SOFTWARE_STACKS, STACK_LOSS
 
 TERA = 1e12
 AUTO = "auto"
+# Precisions whose linear layers run on the 8-bit (or narrower) tensor path.
+LOW_PRECISIONS = ("fp8", "mxfp8", "nvfp4")
+# Block-scaled formats need Blackwell's block-scaled tensor cores; the catalog marks them by
+# an FP4 peak.
+BLOCK_SCALED = ("mxfp8", "nvfp4")
+# NVFP4 operand bytes per element: 4-bit E2M1 values plus one E4M3 scale per 16 values.
+NVFP4_BYTES = 0.5 + 1.0 / 16
 # Generation whose fit stands in where a stack has none for the GPU's generation.
 FALLBACK_GENERATION = "hopper"
 
@@ -44,6 +51,10 @@ class ComputeProfile:
     bf16_gemm_fraction: float
     gemm_fixed_s: float  # run precision: fixed time per GEMM call
     bf16_gemm_fixed_s: float
+    mlp_peak_flops: float  # MLP GEMMs: NVFP4 runs put them on the FP4 path, others as above
+    mlp_gemm_fraction: float
+    mlp_gemm_fixed_s: float
+    mlp_input_bytes: float
     attention_forward_fraction: float
     attention_backward_fraction: float
     hbm_bytes_per_s: float  # catalog bandwidth x measured fraction of memory-bound kernels
@@ -60,7 +71,12 @@ class ComputeProfile:
 
     @property
     def gemm_input_bytes(self) -> int:
-        return 1 if self.precision == "fp8" else 2
+        return 1 if self.low_precision else 2
+
+    @property
+    def low_precision(self) -> bool:
+        """Linear layers on the FP8 / block-scaled path (with Transformer Engine casts)."""
+        return self.precision in LOW_PRECISIONS
 
     @property
     def kernel_time_scale(self) -> float:
@@ -144,25 +160,29 @@ def compute_profile(
     chosen = stack_choice.name if stack_choice is not None else AUTO
     stack = _stack(entry["stack"] if chosen == AUTO else chosen, stack_choice)
     fitted, warnings = _stack_losses(stack.name, entry["generation"])
-    if precision == "fp8" and not gpu.fp8_dense_tflops:
-        warnings += (f"{gpu.name} has no FP8 tensor path: evaluated at BF16 instead",)
-        precision = "bf16"
+    precision, fallback = _supported_precision(gpu, precision)
+    warnings += fallback
     gemm = kernels["gemm"]
     bf16_peak = gpu.bf16_dense_tflops * TERA
     bandwidth = gpu.hbm_bandwidth_tbytes_per_s * TERA
-    peak = gpu.fp8_dense_tflops * TERA if precision == "fp8" else bf16_peak
+    peak = gpu.fp8_dense_tflops * TERA if precision in LOW_PRECISIONS else bf16_peak
+    linear_fraction = gemm.get(precision, gemm.get("fp8") if precision in LOW_PRECISIONS else None)
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     losses = _named_losses(stack, kernels, fitted, serving, precision)
     fp8_fixed = 0.0 if serving else fitted["fp8_gemm_fixed_us"] * 1e-6
+    linear_fixed = fp8_fixed if precision in LOW_PRECISIONS else 0.0
+    linear_fraction = linear_fraction or gemm["bf16"]
+    mlp = _mlp_path(gpu, precision, gemm, peak, linear_fraction, linear_fixed)
     return ComputeProfile(
         sku=gpu.id,
         precision=precision,
         peak_flops=peak,
         bf16_peak_flops=bf16_peak,
-        gemm_fraction=gemm.get(precision, gemm["bf16"]),
+        gemm_fraction=linear_fraction,
         bf16_gemm_fraction=gemm["bf16"],
-        gemm_fixed_s=fp8_fixed if precision == "fp8" else 0.0,
+        gemm_fixed_s=linear_fixed,
         bf16_gemm_fixed_s=0.0,
+        **mlp,
         attention_forward_fraction=forward,
         attention_backward_fraction=backward,
         # Serving's memory-bound work is streaming weights and KV cache (copy rate).
@@ -174,6 +194,40 @@ def compute_profile(
         calibration=fitted["calibration"],
         warnings=warnings,
     )
+
+
+def _supported_precision(gpu, precision: str) -> tuple[str, tuple[str, ...]]:
+    """The precision the GPU can run, with a warning where it falls back."""
+    warnings = ()
+    if precision in BLOCK_SCALED and not gpu.fp4_dense_tflops:
+        warnings += (
+            f"{gpu.name} has no block-scaled (MX / NVFP4) tensor path: {precision} evaluated as "
+            "FP8 with per-tensor scaling instead",
+        )
+        precision = "fp8"
+    if precision in LOW_PRECISIONS and not gpu.fp8_dense_tflops:
+        warnings += (f"{gpu.name} has no FP8 tensor path: evaluated at BF16 instead",)
+        precision = "bf16"
+    return precision, warnings
+
+
+def _mlp_path(gpu, precision, gemm, peak, fraction, fixed) -> dict:
+    """MLP GEMMs: NVFP4 training quantizes only the MLP GEMMs to FP4 (NVIDIA's MaxText and
+    Megatron recipes keep attention in higher precision); every other precision runs them
+    like the other linear layers."""
+    if precision != "nvfp4":
+        return {
+            "mlp_peak_flops": peak,
+            "mlp_gemm_fraction": fraction,
+            "mlp_gemm_fixed_s": fixed,
+            "mlp_input_bytes": 1.0 if precision in LOW_PRECISIONS else 2.0,
+        }
+    return {
+        "mlp_peak_flops": gpu.fp4_dense_tflops * TERA,
+        "mlp_gemm_fraction": gemm.get("nvfp4", fraction),
+        "mlp_gemm_fixed_s": fixed,
+        "mlp_input_bytes": NVFP4_BYTES,
+    }
 
 
 def _named_losses(

@@ -7,7 +7,8 @@ MFU_CONVENTION = (
     "MFU = (6 x N_active + 6 x s x heads x head_dim x layers) x tokens / (time x GPUs x peak): "
     "N_active = weights a token multiplies incl. the output head, no embedding lookup; causal "
     "attention (half the s x s scores); no recompute; peak = dense tensor TFLOP/s of the run's "
-    "precision (fp8 runs use the FP8 peak). HFU adds recomputed forward work (full: the whole "
+    "precision (fp8, mxfp8 and nvfp4 runs use the FP8 peak: NVFP4 puts only the MLP GEMMs "
+    "on the FP4 path). HFU adds recomputed forward work (full: the whole "
     "layer forward; selective: the attention core)."
 )
 

@@ -10,7 +10,11 @@ checks that the import reproduces them.
 
 Fields:
   gemm            large-GEMM fraction of the dense peak per precision, before the tile ramp
-                  (efficiency_data.GEMM_TILE_RAMP), median over the measured GEMMs
+                  (efficiency_data.GEMM_TILE_RAMP), median over the measured GEMMs. MXFP8
+                  uses the FP8 figure and NVFP4 MLP GEMMs the FP8 fraction of the FP4 peak
+                  unless an entry gives its own (no block-scaled GEMM measured yet,
+                  UNCERTAIN); tests/engine/test_performance_precisions.py checks the end-to-end
+                  NVFP4 / FP8 step ratio against NVIDIA's published GB200 runs
   attention       fused attention fraction of the BF16 peak per backend (cudnn / flash),
                   forward and backward, before the length ramp (ATTENTION_LENGTH_RAMP);
                   causal FLOPs (half the score matrix)

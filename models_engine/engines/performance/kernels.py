@@ -16,14 +16,12 @@ import numpy as np
 OUTPUT_BYTES = 2  # GEMM outputs are written in bf16 / fp16 (FP8 GEMMs too)
 
 
-def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0):
+def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0, mlp: bool = False):
     """One (batched) GEMM [m x k] @ [k x n]. fp8=None: the run's precision; False forces the
-    BF16 path (layers Transformer Engine keeps in BF16: attention core, output head)."""
-    use_fp8 = profile.precision == "fp8" if fp8 is None else fp8
-    peak = profile.peak_flops if use_fp8 else profile.bf16_peak_flops
-    fraction = profile.gemm_fraction if use_fp8 else profile.bf16_gemm_fraction
-    fixed = profile.gemm_fixed_s if use_fp8 else profile.bf16_gemm_fixed_s
-    in_bytes = 1 if use_fp8 else 2
+    BF16 path (layers Transformer Engine keeps in BF16: attention core, output head).
+    mlp: an MLP GEMM, which NVFP4 runs put on the FP4 path."""
+    low = profile.low_precision if fp8 is None else fp8
+    peak, fraction, fixed, in_bytes = _path(profile, low, mlp)
     ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
     flops = 2.0 * m * n * k
     # A batched / grouped GEMM is one call: Transformer Engine casts and scales the whole
@@ -34,13 +32,28 @@ def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0):
     return np.maximum(compute, memory) * profile.kernel_time_scale
 
 
-def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None, groups=1.0):
+def _path(profile, low: bool, mlp: bool):
+    """(peak, fraction, fixed time, operand bytes) of the tensor path a GEMM runs on."""
+    if not low:
+        return profile.bf16_peak_flops, profile.bf16_gemm_fraction, profile.bf16_gemm_fixed_s, 2
+    if mlp:
+        return (
+            profile.mlp_peak_flops,
+            profile.mlp_gemm_fraction,
+            profile.mlp_gemm_fixed_s,
+            profile.mlp_input_bytes,
+        )
+    return profile.peak_flops, profile.gemm_fraction, profile.gemm_fixed_s, 1
+
+
+def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None, groups=1.0, mlp: bool = False):
     """Forward and backward of one linear layer y[tokens x n] = x[tokens x k] W[k x n], or of
     `groups` such layers run as one grouped GEMM (MoE experts).
     Backward = data gradient (tokens x k x n) + weight gradient (k x n x tokens)."""
-    forward = gemm_time_s(tokens, n, k, profile, fp8=fp8, batch=groups)
-    backward = gemm_time_s(tokens, k, n, profile, fp8=fp8, batch=groups) + gemm_time_s(
-        k, n, tokens, profile, fp8=fp8, batch=groups
+    path = {"fp8": fp8, "batch": groups, "mlp": mlp}
+    forward = gemm_time_s(tokens, n, k, profile, **path)
+    backward = gemm_time_s(tokens, k, n, profile, **path) + gemm_time_s(
+        k, n, tokens, profile, **path
     )
     return forward, backward
 

@@ -77,8 +77,9 @@ def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None):
     rows = tokens if rows is None else rows
     width = ffn / cand.tp
     up_width = (shape.mlp_matrices - 1) * width
-    up_f, up_b = linear_time_s(rows, up_width, shape.hidden, profile, groups=copies)
-    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile, groups=copies)
+    grouped = {"groups": copies, "mlp": True}
+    up_f, up_b = linear_time_s(rows, up_width, shape.hidden, profile, **grouped)
+    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile, **grouped)
     return up_f + down_f, up_b + down_b, up_b
 
 
@@ -151,8 +152,8 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool) -> LayerCost:
     else:
         mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn)
     attn_f, attn_b = _attention(shape, cand, profile, tokens)
-    fp8 = profile.precision == "fp8"
-    elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, fp8)
+    low = profile.low_precision
+    elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, low)
     elem_f, elem_b = hbm_time_s(elem_f_bytes, profile), hbm_time_s(elem_b_bytes, profile)
     gemm_f = qkv_f + proj_f + mlp_f
     forward = gemm_f + attn_f + elem_f
