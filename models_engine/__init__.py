@@ -7,6 +7,7 @@ names; the typed result classes read that data back.
 """
 
 from models_engine.catalog import KINDS, Catalog, CatalogError, load_catalog
+from models_engine.catalog.measured import MeasurementError, gpu_entry_with_measurement
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric.result import (
     BomLine,
@@ -69,6 +70,7 @@ __all__ = [
     "FabricTotals",
     "FacilityResult",
     "FacilityTotals",
+    "MeasurementError",
     "MetricChange",
     "PerformanceResult",
     "Phase",
@@ -98,6 +100,7 @@ __all__ = [
     "evaluate_roadmap",
     "field_docs",
     "flatten_spec",
+    "gpu_entry_with_measurement",
     "load_catalog",
     "load_security_rules",
     "parse_design",

@@ -215,3 +215,23 @@ def with_measurement(gpu_entry, doc: dict, fp8_doc: dict | None = None):
         fp8_doc=fp8_doc,
     )
     return gpu_entry.model_copy(update={"measured_efficiency": measured})
+
+
+def gpu_entry_with_measurement(entry, doc: dict, *, ref: str, date: str) -> dict:
+    """JSON-ready data of catalog GPU entry `entry` (GpuSku) carrying the measurement in `doc`,
+    the measurement added to its sources (`ref`: who holds the file, `date`: when it was
+    imported). What a team stores as its version of the GPU."""
+    updated = with_measurement(entry, doc)
+    meta = doc["meta"]
+    source = {
+        "title": (
+            f"Kernel measurement on {meta.get('gpu_name', 'the GPU')} "
+            f"(torch {meta.get('torch')}, CUDA {meta.get('cuda')})"
+        ),
+        "ref": ref,
+        "date": date,
+        "note": "stated",
+    }
+    data = updated.model_dump(mode="json")
+    data["sources"] = [*data["sources"], source]
+    return data

@@ -33,3 +33,23 @@ class PriceOverrideForm(forms.Form):
     )
     quote = forms.CharField(required=False, strip=False, max_length=300)
     quote_date = forms.CharField(required=False, max_length=10)
+
+
+MAX_CALIBRATION_BYTES = 2_000_000  # a calibration file is ~60 kB
+
+
+class MeasurementUploadForm(forms.Form):
+    gpu_id = forms.CharField(max_length=80, error_messages={"required": "name the GPU entry"})
+    calibration = forms.FileField(error_messages={"required": "choose the calibration JSON"})
+
+    def clean_calibration(self):
+        upload = self.cleaned_data["calibration"]
+        if upload.size > MAX_CALIBRATION_BYTES:
+            raise forms.ValidationError("a calibration file is at most 2 MB")
+        try:
+            data = loads_json(upload.read().decode("utf-8", errors="replace"))
+        except JsonInvalid as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        if not isinstance(data, dict):
+            raise forms.ValidationError("the calibration file is one JSON object: {...}")
+        return data

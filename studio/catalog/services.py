@@ -1,11 +1,20 @@
 """Writes of a team's catalog entries; the engine's catalog models are the validator."""
 
+import datetime as dt
 import re
 
 from django.db import transaction
 from pydantic import ValidationError as PydanticValidationError
 
-from models_engine import KINDS, CatalogError, entry_with_price, load_catalog, priced_entry
+from models_engine import (
+    KINDS,
+    CatalogError,
+    MeasurementError,
+    entry_with_price,
+    gpu_entry_with_measurement,
+    load_catalog,
+    priced_entry,
+)
 from studio.catalog.models import TeamCatalogEntry
 from studio.catalog.selectors import team_catalog
 from studio.core.audit import audit_record
@@ -99,3 +108,21 @@ def team_price_override(
         kind=kind,
         data=entry_with_price(entry, unit_price_usd, source, quote_date),
     )
+
+
+@transaction.atomic
+def team_gpu_measurement(*, actor, team, gpu_id: str, calibration: dict) -> TeamCatalogEntry:
+    """The team's version of GPU `gpu_id` (its own entry or the built-in one) carrying the
+    kernel efficiency measured in `calibration` (the `python -m models_engine.calibrate`
+    file): the team's designs on that GPU are then evaluated with it."""
+    entry = team_catalog(team.pk).gpus.get(gpu_id)
+    if entry is None:
+        raise CatalogEntryInvalid({"gpu_id": ["not a GPU of the catalog or of your team"]})
+    try:
+        data = gpu_entry_with_measurement(
+            entry, calibration, ref=f"team {team.slug} calibration file", date=str(dt.date.today())
+        )
+    except MeasurementError as exc:
+        raise CatalogEntryInvalid({f"calibration.{exc.field}": [exc.expected]}) from exc
+    TeamCatalogEntry.objects.filter(team=team, kind="gpus", entry_id=gpu_id).delete()
+    return team_entry_create(actor=actor, team=team, kind="gpus", data=data)

@@ -9,7 +9,7 @@ from models_engine import KINDS
 from studio.accounts.models import Role
 from studio.accounts.selectors import teams_of, user_has_role
 from studio.catalog import services
-from studio.catalog.forms import CatalogEntryForm, PriceOverrideForm
+from studio.catalog.forms import CatalogEntryForm, MeasurementUploadForm, PriceOverrideForm
 from studio.catalog.presentation import catalog_tables
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
 from studio.core.inputs import parse_id
@@ -35,7 +35,16 @@ def catalog_page(request):
     if request.method == "POST":
         if team is None or not user_has_role(request.user, team.pk, Role.EDITOR):
             raise PermissionDenied("Adding catalog entries needs the editor role in the team.")
-        fields = ("form", "kind", "data", "catalog_id", "unit_price_usd", "quote", "quote_date")
+        fields = (
+            "form",
+            "kind",
+            "data",
+            "catalog_id",
+            "unit_price_usd",
+            "quote",
+            "quote_date",
+            "gpu_id",
+        )
         submitted = {key: request.POST.get(key, "") for key in fields}  # shown back as typed
         errors = _save_catalog_form(request, team, submitted["form"])
         if not errors:
@@ -59,17 +68,20 @@ def catalog_page(request):
     )
 
 
+FORMS = {
+    "price": (PriceOverrideForm, services.team_price_override),
+    "measurement": (MeasurementUploadForm, services.team_gpu_measurement),
+}
+
+
 def _save_catalog_form(request, team, which: str) -> dict:
-    """Save the posted price or entry; {field: [messages]} when refused."""
-    form_class = PriceOverrideForm if which == "price" else CatalogEntryForm
-    form = form_class(request.POST)
+    """Save the posted price, GPU measurement or entry; {field: [messages]} when refused."""
+    form_class, save = FORMS.get(which, (CatalogEntryForm, services.team_entry_create))
+    form = form_class(request.POST, request.FILES)
     if not form.is_valid():
         return form.errors
     try:
-        if which == "price":
-            services.team_price_override(actor=request.user, team=team, **form.cleaned_data)
-        else:
-            services.team_entry_create(actor=request.user, team=team, **form.cleaned_data)
+        save(actor=request.user, team=team, **form.cleaned_data)
     except services.CatalogEntryInvalid as exc:
         return exc.errors
     return {}
