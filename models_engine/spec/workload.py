@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from ._base import RuleViolations, SpecModel, divisors, literal_or, section_field, spec_field
+from .fine_tuning import FineTuning
 from .parallel_rules import check_parallel_layout
 from .software_stack import SoftwareStackChoice
 
@@ -279,6 +280,10 @@ class Workload(SpecModel):
         SoftwareStackChoice(),
         description="Training framework whose efficiency profile applies ('auto' by default).",
     )
+    fine_tuning: FineTuning | None = section_field(
+        None,
+        description="Train only part of the weights (LoRA, frozen layers); null = all train.",
+    )
     parallelism: AutoOrParallelism = section_field(  # type: ignore[valid-type]
         "auto",
         description="'auto' (the performance engine picks the best layout) or an explicit layout.",
@@ -296,6 +301,7 @@ class Workload(SpecModel):
         issues = RuleViolations()
         self._check_shape(issues)
         self._check_kind(issues)
+        self._check_fine_tuning(issues)
         if isinstance(self.parallelism, Parallelism):
             check_parallel_layout(self, self.parallelism, issues)
         issues.raise_if_any()
@@ -331,6 +337,16 @@ class Workload(SpecModel):
                     f"({self.layers})",
                     {"lt": self.layers},
                 )
+
+    def _check_fine_tuning(self, issues: RuleViolations) -> None:
+        tuning = self.fine_tuning
+        if tuning is not None and tuning.frozen_layers >= self.layers:
+            issues.add(
+                "fine_tuning.frozen_layers",
+                f"frozen_layers ({tuning.frozen_layers}) must leave at least one of the "
+                f"{self.layers} layers training",
+                {"lt": self.layers},
+            )
 
     def _check_kind(self, issues: RuleViolations) -> None:
         if self.kind == "inference" and self.precision in ("mxfp8", "nvfp4"):

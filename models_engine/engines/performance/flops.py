@@ -3,13 +3,20 @@ every weight a token multiplies, the output head included, the embedding lookup 
 causal attention 6 x s x (heads x head_dim) per token per layer (QK^T and AV over s/2 keys
 on average, forward + backward); no recompute. HFU adds the recomputed work."""
 
+from models_engine.engines.performance.fine_tuning import (
+    FULL,
+    Tuning,
+    adapter_params_per_layer,
+)
+
 MFU_CONVENTION = (
     "MFU = (6 x N_active + 6 x s x heads x head_dim x layers) x tokens / (time x GPUs x peak): "
     "N_active = weights a token multiplies incl. the output head, no embedding lookup; causal "
     "attention (half the s x s scores); no recompute; peak = dense tensor TFLOP/s of the run's "
     "precision (fp8, mxfp8 and nvfp4 runs use the FP8 peak: NVFP4 puts only the MLP GEMMs "
     "on the FP4 path). HFU adds recomputed forward work (full: the whole "
-    "layer forward; selective: the attention core)."
+    "layer forward; selective: the attention core). Partial fine-tuning (LoRA, frozen layers) "
+    "counts only the gradients the run needs plus the LoRA adapters."
 )
 
 
@@ -18,8 +25,28 @@ def attention_flops_per_token(shape) -> float:
     return 6.0 * shape.seq_len * shape.attention_width * shape.layers
 
 
-def model_flops_per_token(shape) -> float:
-    return 6.0 * shape.active_params_per_token() + attention_flops_per_token(shape)
+def model_flops_per_token(shape, tuning: Tuning = FULL) -> float:
+    """Pretraining / full fine-tuning: 6 x N_active + causal attention. Partial fine-tuning
+    (fine_tuning.py) counts what the run needs: the forward (2 x N_active), data gradients
+    (2 x N) where a layer below still trains, weight gradients (2 x N) of the trained weights,
+    the attention backward of the training layers and, for LoRA, the adapters in full
+    (6 x adapter weights)."""
+    if tuning.is_full:
+        return 6.0 * shape.active_params_per_token() + attention_flops_per_token(shape)
+    head = shape.vocab * shape.hidden
+    layers = shape.active_params_per_token() - head
+    attention = attention_flops_per_token(shape)
+    head_weight_grad = 0.0 if tuning.adapters else 2.0 * head
+    adapters = 6.0 * shape.layers * adapter_params_per_layer(shape, tuning)
+    return (
+        2.0 * (layers + head)
+        + 2.0 * layers * (tuning.backward_share + tuning.weight_grad_share)
+        + 2.0 * head
+        + head_weight_grad
+        + attention / 3.0
+        + attention * 2.0 / 3.0 * tuning.backward_share
+        + adapters
+    )
 
 
 def recompute_flops_per_token(shape, recompute: str) -> float:

@@ -50,12 +50,19 @@ def linear_time_s(tokens, n, k, profile, *, fp8: bool | None = None, groups=1.0,
     """Forward and backward of one linear layer y[tokens x n] = x[tokens x k] W[k x n], or of
     `groups` such layers run as one grouped GEMM (MoE experts).
     Backward = data gradient (tokens x k x n) + weight gradient (k x n x tokens)."""
+    forward, data_grad, weight_grad = linear_parts(
+        tokens, n, k, profile, fp8=fp8, groups=groups, mlp=mlp
+    )
+    return forward, data_grad + weight_grad
+
+
+def linear_parts(tokens, n, k, profile, *, fp8: bool | None = None, groups=1.0, mlp=False):
+    """(forward, data gradient, weight gradient) of a linear layer, as in linear_time_s."""
     path = {"fp8": fp8, "batch": groups, "mlp": mlp}
     forward = gemm_time_s(tokens, n, k, profile, **path)
-    backward = gemm_time_s(tokens, k, n, profile, **path) + gemm_time_s(
-        k, n, tokens, profile, **path
-    )
-    return forward, backward
+    data_grad = gemm_time_s(tokens, k, n, profile, **path)
+    weight_grad = gemm_time_s(k, n, tokens, profile, **path)
+    return forward, data_grad, weight_grad
 
 
 def hbm_time_s(bytes_moved, profile):

@@ -15,9 +15,11 @@ import numpy as np
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
 from models_engine.engines.performance.elementwise import elementwise_bytes
+from models_engine.engines.performance.fine_tuning import FULL, Tuning
 from models_engine.engines.performance.kernels import (
     flash_attention_time_s,
     hbm_time_s,
+    linear_parts,
     linear_time_s,
     unfused_attention_time_s,
 )
@@ -71,15 +73,32 @@ def _attention(shape, cand, profile, tokens):
     )
 
 
-def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None):
+def _linear(tokens, n, k, profile, tuning: Tuning, *, adapter=True, **path):
+    """(forward, backward) of a linear layer under `tuning`: the data gradient where a layer
+    below still trains, the weight gradient where the weight trains, and with LoRA the two
+    adapter GEMMs (BF16, trained in full) on top."""
+    forward, data_grad, weight_grad = linear_parts(tokens, n, k, profile, **path)
+    if tuning.is_full:
+        return forward, data_grad + weight_grad
+    backward = tuning.backward_share * data_grad + tuning.weight_grad_share * weight_grad
+    if tuning.adapters and adapter:
+        groups = path.get("groups", 1.0)
+        r = tuning.lora_rank
+        down_f, down_b = linear_time_s(tokens, r, k, profile, fp8=False, groups=groups)
+        up_f, up_b = linear_time_s(tokens, n, r, profile, fp8=False, groups=groups)
+        forward, backward = forward + down_f + up_f, backward + down_b + up_b
+    return forward, backward
+
+
+def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None, tuning=FULL):
     """FC1 (+ gate) and FC2 of `copies` MLPs of width `ffn`, each on `rows` tokens, the copies
     run as grouped GEMMs (one call each for FC1 and FC2, forward and backward)."""
     rows = tokens if rows is None else rows
     width = ffn / cand.tp
     up_width = (shape.mlp_matrices - 1) * width
     grouped = {"groups": copies, "mlp": True}
-    up_f, up_b = linear_time_s(rows, up_width, shape.hidden, profile, **grouped)
-    down_f, down_b = linear_time_s(rows, shape.hidden, width, profile, **grouped)
+    up_f, up_b = _linear(rows, up_width, shape.hidden, profile, tuning, **grouped)
+    down_f, down_b = _linear(rows, shape.hidden, width, profile, tuning, **grouped)
     return up_f + down_f, up_b + down_b, up_b
 
 
@@ -140,21 +159,25 @@ def _cp_comm(shape, cand, topology, tokens, attention_forward, attention_backwar
     )
 
 
-def layer_cost(shape, cand, profile, topology, *, moe: bool) -> LayerCost:
+def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FULL) -> LayerCost:
+    """`tuning`: which weights train (fine_tuning.py); the average layer's backward keeps
+    only the gradients the run needs."""
     tokens = shape.seq_len * cand.mbs / cand.cp
     tp = cand.tp
-    qkv_f, qkv_b = linear_time_s(tokens, shape.qkv_width / tp, shape.hidden, profile)
-    proj_f, proj_b = linear_time_s(tokens, shape.hidden, shape.attention_width / tp, profile)
+    qkv_f, qkv_b = _linear(tokens, shape.qkv_width / tp, shape.hidden, profile, tuning)
+    proj_f, proj_b = _linear(tokens, shape.hidden, shape.attention_width / tp, profile, tuning)
     zeros = np.zeros_like(tokens)
     ep_comm = zeros
     if moe:
-        mlp_f, mlp_b, up_b, ep_comm = _moe_mlp(shape, cand, profile, topology, tokens)
+        mlp_f, mlp_b, up_b, ep_comm = _moe_mlp(shape, cand, profile, topology, tokens, tuning)
     else:
-        mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn)
+        mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn, tuning=tuning)
     attn_f, attn_b = _attention(shape, cand, profile, tokens)
     low = profile.low_precision
     elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, low)
     elem_f, elem_b = hbm_time_s(elem_f_bytes, profile), hbm_time_s(elem_b_bytes, profile)
+    # Layers below the lowest trainable one run no backward at all.
+    attn_b, elem_b = tuning.backward_share * attn_b, tuning.backward_share * elem_b
     gemm_f = qkv_f + proj_f + mlp_f
     forward = gemm_f + attn_f + elem_f
     backward = qkv_b + proj_b + mlp_b + attn_b + elem_b
@@ -203,13 +226,19 @@ PERMUTE_BYTES_PER_COPY = 8.0
 MOE_LOAD_IMBALANCE = 1.25
 
 
-def _moe_mlp(shape, cand, profile, topology, tokens):
+def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     """Shared experts as dense GEMMs; routed experts: each of the E/ep local experts gets
     ep x tokens x top_k / E tokens (balanced routing). Tokens are dispatched and combined by
     all-to-alls over the EP group, forward and backward; with sequence parallelism each TP
     rank dispatches only its 1/tp share of the tokens."""
     shared_f, shared_b, shared_up_b = _mlp_gemms(
-        shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=float(shape.shared_experts)
+        shape,
+        cand,
+        profile,
+        tokens,
+        ffn=shape.expert_ffn,
+        copies=float(shape.shared_experts),
+        tuning=tuning,
     )
     local_experts = shape.experts / cand.ep
     # The busiest EP rank's experts see MOE_LOAD_IMBALANCE x the mean rows; small per-expert
@@ -218,10 +247,17 @@ def _moe_mlp(shape, cand, profile, topology, tokens):
     imbalance = np.where(cand.ep > 1, MOE_LOAD_IMBALANCE, 1.0)
     rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
-        shape, cand, profile, tokens, ffn=shape.expert_ffn, copies=local_experts, rows=rows
+        shape,
+        cand,
+        profile,
+        tokens,
+        ffn=shape.expert_ffn,
+        copies=local_experts,
+        rows=rows,
+        tuning=tuning,
     )
-    router_f, router_b = linear_time_s(
-        tokens, float(shape.experts), shape.hidden, profile, fp8=False
+    router_f, router_b = _linear(
+        tokens, float(shape.experts), shape.hidden, profile, tuning, adapter=False, fp8=False
     )
     dispatched = tokens / np.where(cand.sp, cand.tp, 1.0)
     copies = imbalance * dispatched * shape.top_k

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models_engine.engines.performance.data_parallel import data_parallel_exposed_s, optimizer_s
+from models_engine.engines.performance.fine_tuning import FULL, Tuning
 from models_engine.engines.performance.layer_cost import layer_cost
 from models_engine.engines.performance.pipeline import pipeline, stage_times
 
@@ -45,6 +46,7 @@ class StepContext:
     site_id: str = ""
     site_share: float = 1.0
     storage_tier: int | None = None
+    tuning: Tuning = FULL  # which weights train (fine_tuning.py)
 
 
 @dataclass
@@ -57,8 +59,13 @@ class StepResult:
 
 
 def training_step(shape, cand, profile, topology, context: StepContext) -> StepResult:
-    dense = layer_cost(shape, cand, profile, topology, moe=False)
-    moe = layer_cost(shape, cand, profile, topology, moe=True) if shape.moe_layers else None
+    tuning = context.tuning
+    dense = layer_cost(shape, cand, profile, topology, moe=False, tuning=tuning)
+    moe = (
+        layer_cost(shape, cand, profile, topology, moe=True, tuning=tuning)
+        if shape.moe_layers
+        else None
+    )
     stages = stage_times(shape, cand, profile, topology, dense, moe)
     pipe = pipeline(shape, cand, profile, topology, stages, dense, moe)
     dp_exposed, dp_total = data_parallel_exposed_s(

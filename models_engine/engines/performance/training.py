@@ -7,6 +7,7 @@ from models_engine.engines.performance import auto as auto_search
 from models_engine.engines.performance.candidates import from_layouts
 from models_engine.engines.performance.collective_report import collective_report
 from models_engine.engines.performance.compute_profile import TERA, compute_profile
+from models_engine.engines.performance.fine_tuning import tuning_of
 from models_engine.engines.performance.flops import (
     MFU_CONVENTION,
     model_flops_per_token,
@@ -41,6 +42,7 @@ def step_context(spec, shape, storage_supply: StorageSupply, site_id: str) -> St
         site_id=site_id,
         site_share=share,
         storage_tier=site.data_loading_tier,
+        tuning=tuning_of(spec.workload),
     )
 
 
@@ -87,7 +89,7 @@ def evaluate_training(
     gpus = spec.compute.gpu_count
     tokens_per_step = shape.global_batch * shape.seq_len
     tokens_per_s = tokens_per_step / step_s
-    model_flops = model_flops_per_token(shape)
+    model_flops = model_flops_per_token(shape, context.tuning)
     hardware_flops = model_flops + recompute_flops_per_token(shape, layout.recompute)
     tflops_per_gpu = model_flops * tokens_per_s / gpus / TERA
     peak_tflops = profile.peak_flops / TERA
@@ -126,7 +128,7 @@ def evaluate_training(
             "auto": auto_section,
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
             "software_stack": stack_used(profile),
-            "warnings": list(profile.warnings),
+            "warnings": list(profile.warnings) + tuning_warnings(context.tuning),
             "io": {
                 "site_id": context.site_id,
                 "site_share": context.site_share,
@@ -140,6 +142,17 @@ def evaluate_training(
         }
     )
     return PerformanceResult(**result)
+
+
+def tuning_warnings(tuning) -> list[str]:
+    if tuning.is_full:
+        return []
+    return [
+        f"fine-tuning ({tuning.mode}): the step leaves out the gradients frozen weights do not "
+        "need and adds the LoRA adapters, but memory per GPU, the optimizer step and the "
+        "data-parallel gradient reduction still count every weight as trainable (upper "
+        "bounds), and the output head keeps its weight gradient"
+    ]
 
 
 def stack_used(profile) -> dict:

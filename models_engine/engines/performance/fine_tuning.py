@@ -1,0 +1,86 @@
+"""Which weights a run trains (`workload.fine_tuning`) and what that removes from the step.
+
+Per linear layer, backward = data gradient (dgrad) + weight gradient (wgrad). A frozen weight
+needs no wgrad; a layer below the lowest trainable one needs no backward at all (nothing under
+it wants a gradient). LoRA freezes every base weight (dgrad only) and adds two small adapter
+GEMMs per linear layer (x A, then (x A) B), each with its full forward and backward (Hu et al.
+2021, LoRA, section 4.1). Layers are costed as the average layer, so with pp > 1 the frozen
+leading layers are spread over the stages (the first stages are in fact lighter).
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tuning:
+    mode: str = "full"  # "full", "lora" or "frozen"
+    lora_rank: int = 0
+    frozen_layers: int = 0
+    layers: int = 1
+
+    @property
+    def training_share(self) -> float:
+        """Share of the transformer layers that train (and so run a backward pass)."""
+        if self.mode != "frozen":
+            return 1.0
+        return (self.layers - self.frozen_layers) / self.layers
+
+    @property
+    def backward_share(self) -> float:
+        return self.training_share
+
+    @property
+    def weight_grad_share(self) -> float:
+        """Share of the base weights that get a weight gradient."""
+        return 0.0 if self.mode == "lora" else self.training_share
+
+    @property
+    def adapters(self) -> bool:
+        return self.mode == "lora"
+
+    @property
+    def is_full(self) -> bool:
+        return self.mode == "full" or (self.mode == "frozen" and self.frozen_layers == 0)
+
+
+FULL = Tuning()
+
+
+def tuning_of(workload) -> Tuning:
+    spec = workload.fine_tuning
+    if spec is None:
+        return Tuning(layers=workload.layers)
+    return Tuning(
+        mode=spec.mode,
+        lora_rank=spec.lora_rank if spec.mode == "lora" else 0,
+        frozen_layers=spec.frozen_layers if spec.mode == "frozen" else 0,
+        layers=workload.layers,
+    )
+
+
+def adapter_params_per_layer(shape, tuning: Tuning) -> float:
+    """LoRA adapter weights of one (dense) layer: r x (in + out) per linear layer."""
+    if not tuning.adapters:
+        return 0.0
+    r = tuning.lora_rank
+    h = shape.hidden
+    attention = r * (h + shape.qkv_width) + r * (shape.attention_width + h)
+    mlp = r * (h + (shape.mlp_matrices - 1) * shape.ffn) + r * (shape.ffn + h)
+    return attention + mlp
+
+
+def trainable_params(shape, tuning: Tuning) -> float:
+    """Weights that get gradients and optimizer states (what memory and the data-parallel
+    gradient reduction should count)."""
+    total = shape.layers * shape.dense_params_per_layer()
+    total += shape.dense_layers * shape.dense_mlp_params()
+    experts = shape.moe_layer_expert_params() + shape.shared_experts * shape.expert_params()
+    total += shape.moe_layers * experts
+    total += shape.vocab * shape.hidden * (1 if shape.tied_embeddings else 2)
+    if tuning.adapters:
+        return shape.layers * adapter_params_per_layer(shape, tuning)
+    if tuning.mode == "frozen":
+        # The embedding is frozen; the output head (tied or not) trains.
+        layers = total - shape.vocab * shape.hidden * (1 if shape.tied_embeddings else 2)
+        return layers * tuning.training_share + shape.vocab * shape.hidden
+    return total

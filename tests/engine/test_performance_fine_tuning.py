@@ -1,0 +1,84 @@
+"""Fine-tuning modes (workload.fine_tuning): frozen weights need no weight gradient, layers
+below the lowest trainable one no backward, LoRA adds its adapters; the step and the FLOPs
+count follow."""
+
+import pytest
+
+from models_engine.engines.performance.fine_tuning import (
+    Tuning,
+    adapter_params_per_layer,
+    trainable_params,
+)
+from models_engine.engines.performance.flops import model_flops_per_token
+from models_engine.engines.performance.shapes import model_shape
+from models_engine.spec import SpecValidationError, parse_design
+from tests.engine.test_performance_validation import llama_8b, run
+
+
+def tuned(fine_tuning: dict | None) -> dict:
+    doc = llama_8b(8, "bf16")
+    doc["workload"]["fine_tuning"] = fine_tuning
+    return run(doc)
+
+
+def compute(result) -> float:
+    """Kernel time plus the stack's losses on it: what fine-tuning removes work from."""
+    b = result["breakdown_s"]
+    return b["compute"] + b["kernel_launch_gaps"] + b["stack_overhead"]
+
+
+def test_frozen_zero_layers_is_full_training():
+    full = tuned(None)
+    same = tuned({"mode": "frozen", "frozen_layers": 0})
+    assert same["step_time_s"] == pytest.approx(full["step_time_s"])
+    assert same["mfu"] == pytest.approx(full["mfu"])
+
+
+def test_lora_drops_the_weight_gradients_and_adds_small_adapters():
+    """Backward of a linear layer = data + weight gradient, each as long as its forward: LoRA
+    keeps forward + data gradient, about 2/3 of the GEMM time, plus rank-16 adapters (<1 %
+    of the weights of an 8B layer)."""
+    full, lora = tuned(None), tuned({"mode": "lora", "lora_rank": 16})
+    ratio = compute(lora) / compute(full)
+    assert 0.62 < ratio < 0.85
+    assert lora["step_time_s"] < full["step_time_s"]
+    assert any("fine-tuning (lora)" in w for w in lora["warnings"])
+
+
+def test_freezing_half_the_layers_drops_their_backward():
+    """Half the layers run forward only: the layers' work goes from 3 units to 1 + 2 x 1/2."""
+    full, frozen = tuned(None), tuned({"mode": "frozen", "frozen_layers": 16})
+    ratio = compute(frozen) / compute(full)
+    assert 0.6 < ratio < 0.75
+
+
+def workload(fine_tuning=None):
+    doc = llama_8b(8, "bf16")
+    doc["workload"]["fine_tuning"] = fine_tuning
+    return parse_design(doc).workload
+
+
+def test_lora_flops_grow_by_exactly_the_adapters():
+    shape = model_shape(workload())
+    r1, r64 = Tuning("lora", 1, 0, shape.layers), Tuning("lora", 64, 0, shape.layers)
+    extra = model_flops_per_token(shape, r64) - model_flops_per_token(shape, r1)
+    per_rank = adapter_params_per_layer(shape, r1)
+    assert extra == pytest.approx(6.0 * shape.layers * per_rank * 63)
+    full = model_flops_per_token(shape)
+    # Forward + data gradient of every weight, weight gradient of the head only: ~2/3.
+    assert 0.6 < model_flops_per_token(shape, r1) / full < 0.72
+
+
+def test_trainable_weights_per_mode():
+    shape = model_shape(workload())
+    total = trainable_params(shape, Tuning(layers=shape.layers))
+    assert total == pytest.approx(8.0e9, rel=0.03)  # Llama 3.1 8B
+    lora = trainable_params(shape, Tuning("lora", 16, 0, shape.layers))
+    assert lora / total < 0.01
+    half = trainable_params(shape, Tuning("frozen", 0, 16, shape.layers))
+    assert 0.45 < half / total < 0.55
+
+
+def test_frozen_layers_must_leave_one_training():
+    with pytest.raises(SpecValidationError, match="frozen_layers"):
+        workload({"mode": "frozen", "frozen_layers": 32})
