@@ -55,6 +55,8 @@ def memory_per_gpu_figure(results: TypedResults) -> go.Figure | None:
 STEP_PARTS = {
     "compute": ("compute", "#2e5aac"),
     "recompute": ("recompute", "#5b8def"),
+    "kernel_launch_gaps": ("kernel launch gaps", "#84adff"),
+    "stack_overhead": ("stack overhead (sync, stragglers)", "#b2ccff"),
     "tp_comm_exposed": ("exposed TP comm", "#f79009"),
     "cp_comm_exposed": ("exposed CP comm", "#fdb022"),
     "ep_comm_exposed": ("exposed EP comm", "#f04438"),
