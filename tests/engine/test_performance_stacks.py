@@ -119,7 +119,7 @@ def test_flash_attention_stack_is_slower_than_cudnn_on_the_same_run():
 
 
 def test_auto_is_the_gpus_published_stack_and_named_in_the_result():
-    result = run(maxtext_llama2_70b(64, "bf16") | {})
+    result = run(maxtext_llama2_70b(64, "bf16"))
     assert result["software_stack"]["name"] == "maxtext-jax"
     doc = maxtext_llama2_70b(64, "bf16")
     doc["workload"].pop("software_stack")
