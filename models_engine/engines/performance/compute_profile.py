@@ -153,47 +153,49 @@ def compute_profile(
     engines fuse quantisation and replay CUDA graphs. A GPU carrying an imported measurement
     (`gpu.measured_efficiency`, catalog/measured.py) uses it in place of kernel_data."""
     entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY)
-    measured = getattr(gpu, "measured_efficiency", None)
-    kernels = dict(measured or KERNEL_EFFICIENCY[entry["kernels"]])
-    if overrides:
-        kernels.update(overrides)
+    kernels = _kernels(gpu, entry, overrides)
     chosen = stack_choice.name if stack_choice is not None else AUTO
     stack = _stack(entry["stack"] if chosen == AUTO else chosen, stack_choice)
     fitted, warnings = _stack_losses(stack.name, entry["generation"])
     precision, fallback = _supported_precision(gpu, precision)
-    warnings += fallback
     gemm = kernels["gemm"]
-    bf16_peak = gpu.bf16_dense_tflops * TERA
     bandwidth = gpu.hbm_bandwidth_tbytes_per_s * TERA
-    peak = gpu.fp8_dense_tflops * TERA if precision in LOW_PRECISIONS else bf16_peak
-    linear_fraction = gemm.get(precision, gemm.get("fp8") if precision in LOW_PRECISIONS else None)
+    low = precision in LOW_PRECISIONS
+    peak = (gpu.fp8_dense_tflops if low else gpu.bf16_dense_tflops) * TERA
+    # NVFP4 runs keep the non-MLP linear layers on the FP8 path (_mlp_path).
+    key = "fp8" if precision == "nvfp4" else precision
+    fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
+    fixed = fitted["fp8_gemm_fixed_us"] * 1e-6 if low and not serving else 0.0
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
-    losses = _named_losses(stack, kernels, fitted, serving, precision)
-    fp8_fixed = 0.0 if serving else fitted["fp8_gemm_fixed_us"] * 1e-6
-    linear_fixed = fp8_fixed if precision in LOW_PRECISIONS else 0.0
-    linear_fraction = linear_fraction or gemm["bf16"]
-    mlp = _mlp_path(gpu, precision, gemm, peak, linear_fraction, linear_fixed)
     return ComputeProfile(
         sku=gpu.id,
         precision=precision,
         peak_flops=peak,
-        bf16_peak_flops=bf16_peak,
-        gemm_fraction=linear_fraction,
+        bf16_peak_flops=gpu.bf16_dense_tflops * TERA,
+        gemm_fraction=fraction,
         bf16_gemm_fraction=gemm["bf16"],
-        gemm_fixed_s=linear_fixed,
+        gemm_fixed_s=fixed,
         bf16_gemm_fixed_s=0.0,
-        **mlp,
+        **_mlp_path(gpu, precision, gemm, peak, fraction, fixed),
         attention_forward_fraction=forward,
         attention_backward_fraction=backward,
         # Serving's memory-bound work is streaming weights and KV cache (copy rate).
         hbm_bytes_per_s=bandwidth * kernels["hbm_copy" if serving else "hbm"],
         stream_bytes_per_s=bandwidth * kernels["hbm_copy"],
         stack=stack,
-        losses=losses,
+        losses=_named_losses(stack, kernels, fitted, serving, precision),
         kernel_source=kernels.get("source", "imported measurement"),
         calibration=fitted["calibration"],
-        warnings=warnings,
+        warnings=warnings + fallback,
     )
+
+
+def _kernels(gpu, entry: dict, overrides: dict | None) -> dict:
+    """The GPU's kernel efficiencies: its imported measurement, else kernel_data's entry."""
+    measured = getattr(gpu, "measured_efficiency", None)
+    kernels = dict(measured or KERNEL_EFFICIENCY[entry["kernels"]])
+    kernels.update(overrides or {})
+    return kernels
 
 
 def _supported_precision(gpu, precision: str) -> tuple[str, tuple[str, ...]]:
