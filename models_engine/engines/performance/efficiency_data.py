@@ -49,10 +49,10 @@ SKU_EFFICIENCY = {
     "h100-pcie-80gb": _entry(
         MEGATRON_CORE_2024, "hopper", "h100-measured", "SXM measurement on a 350 W part"
     ),
-    "b200-sxm-180gb": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
-    "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
-    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
-    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured"),
+    "b200-sxm-180gb": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
+    "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
+    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
+    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
     "mi300x-192gb": _entry(MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"),
 }
 # Inline custom GPUs: a modern stack on the H100 fractions of the catalog peaks; UNCERTAIN.

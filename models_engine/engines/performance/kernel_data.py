@@ -81,7 +81,24 @@ _UNMEASURED = {
     "source": "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN)",
 }
 
+# Blackwell (B200 / GB200 / B300 / GB300): no kernel measurement here. Attention and memory
+# kernels: the H100 fractions (UNCERTAIN). GEMM fractions: FITTED on the published GB200 runs
+# of the NeMo stack with the Hopper Megatron-Core losses (stacks.py: nemo-2025-blackwell), so
+# that importing a measurement (catalog/measured.py) replaces them without double counting.
+_BLACKWELL_FITTED = {
+    **_H100_MEASURED,
+    "gemm": {"bf16": 0.61, "fp16": 0.61, "fp8": 0.53},
+    "source": (
+        "not measured: GEMM fractions fitted on the NVIDIA DGX Cloud Llama 3.1 405B GB200 "
+        "recipes (dgxc-benchmarking v25.05.04 llama3.1/README.md, TP4 PP8 CP2 VP8, 128 / 256 / "
+        "512 GPUs, BF16 9.35 / 9.48 / 9.51 s, FP8 6.13 / 6.18 / 6.24 s; model within 1.5 %); "
+        "FP8 / BF16 per GEMM 0.53 x 4900 / (0.61 x 2450) = 1.74x, as measured on H100 "
+        "(1.73x). Attention and memory kernels: H100 fractions (UNCERTAIN)."
+    ),
+}
+
 KERNEL_EFFICIENCY = {
+    "blackwell-fitted": _BLACKWELL_FITTED,
     "h100-measured": _H100_MEASURED,
     "h200-measured": _H200_MEASURED,
     "a100-fitted": _A100_FITTED,
