@@ -94,10 +94,15 @@ def _gemm(doc: dict, bf16_peak: float):
     return _fraction("gemm", fraction), curve
 
 
-def _fp8_gemm(fp8_doc: dict | None, fp8_peak: float | None, bf16_fraction: float) -> float:
-    if fp8_doc is None or not fp8_peak:
-        return bf16_fraction * FP8_TO_BF16_FRACTION
-    rows = _rows(fp8_doc, "rows", ("m", "n", "k", "fp8_tflops"))
+def _fp8_gemm(doc: dict, fp8_doc: dict | None, fp8_peak: float | None, bf16: float) -> float:
+    """FP8 GEMM fraction of the FP8 peak: the file's own `fp8_gemm` rows (the calibration
+    tool writes them), else a separate FP8 file's `rows`, else the H100 FP8 / BF16 ratio."""
+    if doc.get("fp8_gemm") and fp8_peak:
+        rows = _rows(doc, "fp8_gemm", ("m", "n", "k", "fp8_tflops"))
+    elif fp8_doc is not None and fp8_peak:
+        rows = _rows(fp8_doc, "rows", ("m", "n", "k", "fp8_tflops"))
+    else:
+        return bf16 * FP8_TO_BF16_FRACTION
     return _fraction(
         "rows (fp8)",
         statistics.median(
@@ -136,18 +141,24 @@ def _memory(doc: dict, bandwidth: float) -> tuple[float, float]:
 
 
 def _launch_gap(doc: dict) -> float:
-    """Mean over `block_profile` of (timed block / sum of its kernels - 1), at least 0."""
+    """Mean over `block_profile` of the time between kernels as a share of kernel time, at
+    least 0: the profiled gap (`gap_ms_per_iter`, written by `models_engine.calibrate`) or,
+    in the first reference files, the timed `block` of the same shape minus the kernels."""
     profiles = doc.get("block_profile") or []
     blocks = {(b.get("h"), b.get("mbs")): b.get("fwd_bwd_ms") for b in doc.get("block") or []}
     gaps = []
     for index, profile in enumerate(profiles):
-        timed = blocks.get((profile.get("h"), profile.get("mbs")))
         kernels = profile.get("kernel_total_ms")
-        if not timed or not kernels:
+        timed = blocks.get((profile.get("h"), profile.get("mbs")))
+        if kernels and profile.get("gap_ms_per_iter") is not None:
+            gaps.append(profile["gap_ms_per_iter"] / kernels)
+        elif kernels and timed:
+            gaps.append(timed / kernels - 1.0)
+        else:
             raise MeasurementError(
-                f"block_profile[{index}]", "kernel_total_ms and a `block` row of the same h, mbs"
+                f"block_profile[{index}]",
+                "kernel_total_ms with gap_ms_per_iter or a `block` row of the same h, mbs",
             )
-        gaps.append(timed / kernels - 1.0)
     return max(statistics.mean(gaps), 0.0) if gaps else 0.0
 
 
@@ -181,7 +192,7 @@ def kernel_efficiency(
         gemm={
             "bf16": bf16,
             "fp16": bf16,
-            "fp8": round(_fp8_gemm(fp8_doc, fp8_dense_tflops, bf16), 4),
+            "fp8": round(_fp8_gemm(doc, fp8_doc, fp8_dense_tflops, bf16), 4),
         },
         attention=attention,
         hbm_copy=copy,

@@ -28,6 +28,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "gpu_microbench"
 H100 = read_calibration(FIXTURES / "h100-pytorch-2.11-bf16-2026-11-26.json")
 H200 = read_calibration(FIXTURES / "h200-pytorch-2.11-bf16-2026-11-26.json")
 H100_FP8 = read_calibration(FIXTURES / "h100-fp8-vs-bf16-gemm-2026-11-26.json")
+H200_TOOL = read_calibration(FIXTURES / "h200-calibrate-tool-2026-11-26.json")
 CATALOG = load_catalog()
 
 
@@ -56,6 +57,20 @@ def test_import_reproduces_the_engines_built_in_measured_profiles(doc, sku, buil
     assert len(measured.gemm_curve) == len(doc["gemm"])
     # cuDNN attention is about twice PyTorch's flash backend on Hopper (README).
     assert 1.7 < measured.attention["cudnn"][0] / measured.attention["flash"][0] < 2.2
+
+
+def test_the_calibration_tools_output_imports_and_agrees_with_the_reference_run():
+    """`python -m models_engine.calibrate` on an H200 against the reference H200 file (same
+    GPU model, same method): GEMM, attention and copy within 6 %; FP8 from the file's own
+    `fp8_gemm` rows; launch gaps from its profiled `gap_ms_per_iter`."""
+    tool, reference = measure(H200_TOOL, "h200-sxm-141gb"), measure(H200, "h200-sxm-141gb")
+    assert tool.gemm["bf16"] == pytest.approx(reference.gemm["bf16"], rel=0.06)
+    assert tool.attention["cudnn"][0] == pytest.approx(reference.attention["cudnn"][0], rel=0.06)
+    assert tool.hbm_copy == pytest.approx(reference.hbm_copy, rel=0.06)
+    assert 1.6 < tool.gemm["fp8"] * 1979 / (tool.gemm["bf16"] * 989) < 1.9
+    profiles = H200_TOOL["block_profile"]
+    expected_gap = sum(p["gap_ms_per_iter"] / p["kernel_total_ms"] for p in profiles) / 2
+    assert tool.launch_gap == pytest.approx(expected_gap, abs=1e-4)
 
 
 def test_catalog_and_engine_use_the_same_ramps():
@@ -150,5 +165,6 @@ def test_fixtures_are_the_published_reference_files():
     shared = Path("/work/shared/reference/gpu_microbench")
     if not shared.exists():
         pytest.skip("reference directory not on this machine (CI)")
-    for fixture in FIXTURES.glob("*.json"):
-        assert json.loads(fixture.read_text()) == json.loads((shared / fixture.name).read_text())
+    for reference in shared.glob("*.json"):
+        fixture = FIXTURES / reference.name
+        assert json.loads(fixture.read_text()) == json.loads(reference.read_text())
