@@ -34,7 +34,10 @@ def print_table(report: ValidationReport, *, cases: bool) -> None:
     for group in report.families:
         print(_row(group))
     print(_row(report.overall))
-    print(f"check-only sources: {report.sources_check}")
+    print(
+        f"check-only sources: {report.check_sources} registered, "
+        f"{report.check_sources_scored} with a scored case"
+    )
     if cases:
         print_cases(report)
 

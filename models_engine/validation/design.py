@@ -67,7 +67,8 @@ def _engine_default_stack(gpu_sku: str) -> str:
 
 
 def stack_for_today(case: Case) -> tuple[str | None, str]:
-    """(value for workload.software_stack or None when the spec lacks it, a note)."""
+    """(value for workload.software_stack, or None while the spec lacks it; a note).
+    Raises NotExpressible when the engine has no way to run the case's stack."""
     if "software_stack" in Workload.model_fields:
         return case.stack.engine, ""
     default = _engine_default_stack(case.gpu_sku)
@@ -106,18 +107,30 @@ def _compute(case: Case) -> dict[str, Any]:
     return compute
 
 
-def case_design(case: Case) -> tuple[dict[str, Any], str]:
-    """(design document, note). Raises NotExpressible with the reason."""
-    if case.not_expressible:
-        raise NotExpressible(case.not_expressible)
-    stack, note = stack_for_today(case)
-    shape = {key: value for key, value in case.model.items() if key != "source"}
-    layout = _layout(case)
+def _missing_fields(shape: dict, layout: dict) -> list[str]:
     unknown = _unknown_fields(shape, Workload, "workload.")
     unknown += _unknown_fields(layout, Parallelism, "workload.parallelism.")
     unknown += _unknown_fields(shape.get("moe") or {}, MixtureOfExperts, "workload.moe.")
-    if unknown:
-        raise NotExpressible(f"spec has no {', '.join(unknown)}")
+    return unknown
+
+
+def case_design(case: Case) -> tuple[dict[str, Any], str]:
+    """(design document, note). Raises NotExpressible with every reason found."""
+    if case.not_expressible:
+        raise NotExpressible(case.not_expressible)
+    shape = {key: value for key, value in case.model.items() if key != "source"}
+    layout = _layout(case)
+    reasons = []
+    try:
+        stack, note = stack_for_today(case)
+    except NotExpressible as exc:
+        stack, note = None, ""
+        reasons.append(str(exc))
+    missing = _missing_fields(shape, layout)
+    if missing:
+        reasons.append(f"spec has no {', '.join(missing)}")
+    if reasons:
+        raise NotExpressible("; ".join(reasons))
     workload = {
         "kind": "training",
         **shape,

@@ -71,7 +71,9 @@ class ValidationReport:
     results: tuple[CaseResult, ...]
     families: tuple[GroupSummary, ...]
     overall: GroupSummary
-    sources_check: int = field(default=0)
+    # Distinct sources (URL) of the check-only cases: registered, and scored (expressible).
+    check_sources: int = field(default=0)
+    check_sources_scored: int = field(default=0)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -133,10 +135,11 @@ def summarise(name: str, results: list[CaseResult]) -> GroupSummary:
 def run_validation(cases: tuple[Case, ...] | list[Case]) -> ValidationReport:
     results = [run_case(case) for case in cases]
     families = sorted({r.family for r in results})
-    scored_check = {c.source.url for c, r in zip(cases, results, strict=True) if r.role == "check"}
+    pairs = [(c, r) for c, r in zip(cases, results, strict=True) if r.role == "check"]
     return ValidationReport(
         results=tuple(results),
         families=tuple(summarise(f, [r for r in results if r.family == f]) for f in families),
         overall=summarise("overall", results),
-        sources_check=len(scored_check),
+        check_sources=len({c.source.url for c, _ in pairs}),
+        check_sources_scored=len({c.source.url for c, r in pairs if r.error is not None}),
     )

@@ -1,0 +1,242 @@
+"""The registry of published runs (models_engine/validation) and the validation run over it.
+
+What is asserted:
+- the registry is well formed: every case has a source (title, URL), a table and row, a role
+  "fit" or "check"; ids are unique; no published run is both fit and check; every run named as
+  fitted in efficiency_data.py's `calibration` texts is a "fit" case, and no other case is;
+- the published numbers of the fit cases are the ones tests/engine/test_performance_validation.py
+  checks (that file keeps its own copy; this test stops the two drifting apart);
+- the runner prints fitted and check-only errors per family, and --json gives the same;
+- the fitted cases keep today's bounds (those of test_performance_validation.py);
+- the check-only set does not regress (bound below, measured today).
+"""
+
+import json
+import re
+
+import pytest
+
+from models_engine.catalog import load_catalog
+from models_engine.engines.performance import efficiency_data
+from models_engine.validation import load_registry, run_validation
+from models_engine.validation.__main__ import main
+from models_engine.validation.metrics import PublishedMetric
+from models_engine.validation.registry import RegistryError, load_family
+from tests.engine import test_performance_validation as published_test
+
+CASES = load_registry()
+
+
+@pytest.fixture(scope="module")
+def report():
+    return run_validation(CASES)
+
+
+def by_id(report):
+    return {r.id: r for r in report.results}
+
+
+# ---- the registry is well formed
+
+
+def test_every_case_has_a_source_a_row_and_a_role():
+    catalog = load_catalog()
+    for case in CASES:
+        assert case.source.title and case.source.url.startswith("http"), case.id
+        assert case.table and case.row, case.id
+        assert case.role in ("fit", "check"), case.id
+        assert case.gpu_sku in catalog.gpus, case.id
+        assert case.model.get("source"), f"{case.id}: model {case.model_name} has no source"
+        assert case.stack.published and case.stack.engine, case.id
+        assert case.published_step_time_s > 0, case.id
+
+
+def test_ids_are_unique():
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_no_published_run_is_both_fit_and_check():
+    roles: dict[tuple, set] = {}
+    for case in CASES:
+        run = (case.source.url, case.source.commit, case.table, case.row)
+        roles.setdefault(run, set()).add(case.role)
+    assert all(len(r) == 1 for r in roles.values()), [k for k, r in roles.items() if len(r) > 1]
+
+
+# Each run family the calibration texts name as fitted -> the registry's fit cases for it.
+CALIBRATION_RUNS = {
+    "Korthikanti 2022 Table 5": lambda c: c.family == "korthikanti-2022-a100",
+    "Llama 3.1 8B and 70B": lambda c: c.model_name in ("llama3-8b", "llama3-70b")
+    and c.family == "dgxc-h100-recipes",
+    "GPT-3 175B": lambda c: c.model_name == "gpt3-175b" and c.family == "dgxc-h100-recipes",
+    "Nemotron-4 15B": lambda c: c.model_name == "nemotron4-15b",
+    "340B": lambda c: c.model_name == "nemotron4-340b" and c.family == "dgxc-h100-recipes",
+    "Llama 3.1 405B": lambda c: c.model_name == "llama3-405b"
+    and c.gpu_sku == "h100-sxm-80gb"
+    and c.family.startswith("dgxc"),
+}
+
+
+def fitted_texts() -> dict[str, str]:
+    """Calibration texts that fit constants (not those that copy another SKU's)."""
+    return {
+        sku: entry["calibration"]
+        for sku, entry in efficiency_data.SKU_EFFICIENCY.items()
+        if re.search(r"\bfitted (on|jointly)", entry["calibration"], re.IGNORECASE)
+    }
+
+
+def test_every_run_named_as_fitted_is_a_fit_case():
+    texts = fitted_texts()
+    assert texts, "no calibration text says what it was fitted on"
+    for sku, text in texts.items():
+        named = [phrase for phrase in CALIBRATION_RUNS if phrase in text]
+        assert named, f"{sku}: calibration names fitted runs the registry does not know"
+        for phrase in named:
+            fits = [c for c in CASES if CALIBRATION_RUNS[phrase](c) and c.role == "fit"]
+            assert fits, f"{sku}: {phrase} is fitted on but has no fit case"
+            stated = re.search(re.escape(phrase) + r"[^(]*\([^)]*?(\d+) runs", text)
+            if stated and phrase.startswith(("Korthikanti", "Llama 3.1 8B")):
+                assert len(fits) == int(stated.group(1)), phrase
+
+
+def test_only_runs_named_as_fitted_are_fit_cases():
+    text = " ".join(fitted_texts().values())
+    named = [select for phrase, select in CALIBRATION_RUNS.items() if phrase in text]
+    orphans = [c.id for c in CASES if c.role == "fit" and not any(s(c) for s in named)]
+    assert not orphans
+
+
+def test_fit_cases_carry_the_numbers_of_the_existing_validation_test():
+    """tests/engine/test_performance_validation.py keeps its own copy of the fitted runs."""
+    cases = {c.id: c for c in CASES}
+    for size, row in published_test.KORTHIKANTI.items():
+        full, seqsel = row[-2:]
+        assert cases[f"korthikanti-{size.lower()}-full-recompute"].metric.value == full
+        assert cases[f"korthikanti-{size.lower()}-sp-selective"].metric.value == seqsel
+    for label, values, gpus in (
+        ("8b", published_test.LLAMA_8B, published_test.LLAMA_8B_GPUS),
+        ("70b", published_test.LLAMA_70B, published_test.LLAMA_70B_GPUS),
+    ):
+        for precision, steps in values.items():
+            for count, step in zip(gpus, steps, strict=True):
+                assert cases[f"dgxc-llama31-{label}-{precision}-{count}"].metric.value == step
+
+
+def test_registry_holds_enough_check_cases_across_sources_gpus_and_stacks():
+    checks = [c for c in CASES if c.role == "check"]
+    assert len(checks) >= 40
+    assert len({c.source.url for c in checks}) >= 6
+    skus = {c.gpu_sku for c in checks}
+    assert {"a100-sxm-80gb", "h100-sxm-80gb", "b200-sxm-180gb", "gb200-nvl72"} <= skus
+    assert len({c.stack.engine for c in checks}) >= 5
+    assert any(c.model.get("moe") for c in checks) and any(not c.model.get("moe") for c in checks)
+
+
+def test_a_bad_family_file_names_the_case_and_the_field(tmp_path):
+    path = tmp_path / "bad.json"
+    doc = {"family": "x", "source": {"title": "t", "url": "https://example.org"}, "cases": []}
+    doc["cases"].append({"id": "no-role", "table": "T1", "row": "r"})
+    path.write_text(json.dumps(doc))
+    with pytest.raises(RegistryError, match=r"no-role.*missing field.*role"):
+        load_family(path, {})
+
+
+# ---- published metrics to step time
+
+
+def test_throughput_metrics_convert_to_the_step_they_imply():
+    tokens, gpus, step = 128 * 8192, 64, 7.5
+    per_gpu = PublishedMetric(kind="tokens_per_s_per_gpu", value=tokens / step / gpus)
+    total = PublishedMetric(kind="tokens_per_s", value=tokens / step)
+    flops = PublishedMetric(
+        kind="model_tflops_per_gpu",
+        value=tokens * 6e9 / step / gpus / 1e12,
+        flops_per_token=6e9,
+        convention="6N",
+    )
+    for metric in (per_gpu, total, flops):
+        assert metric.step_time_s(tokens_per_step=tokens, gpus=gpus) == pytest.approx(step)
+
+
+def test_a_flop_rate_without_its_convention_is_refused():
+    with pytest.raises(ValueError, match="flops_per_token and convention"):
+        PublishedMetric(kind="model_tflops_per_gpu", value=400.0)
+    with pytest.raises(ValueError, match="metric.kind"):
+        PublishedMetric(kind="mfu", value=0.4)
+
+
+# ---- the run
+
+
+def test_runner_prints_fitted_and_check_only_errors_per_family(capsys):
+    assert main(["--family", "korthikanti-2022-a100", "--family", "nemo-24.07-h100"]) == 0
+    out = capsys.readouterr().out
+    assert "fitted" in out and "check-only" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    # family, runs, not expressible, then n / median / p90 / max for fitted, then check-only
+    assert rows["korthikanti-2022-a100"][3] == "8" and rows["korthikanti-2022-a100"][7] == "0"
+    assert rows["nemo-24.07-h100"][3] == "0" and rows["nemo-24.07-h100"][7] == "11"
+    assert rows["overall"][3] == "8" and rows["overall"][7] == "11"
+
+
+def test_runner_json_has_both_errors_and_every_case(capsys):
+    assert main(["--json", "--family", "torchtitan-a100"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"fitted", "check"} <= set(doc["overall"])
+    assert len(doc["results"]) == sum(c.family == "torchtitan-a100" for c in CASES)
+    assert all(r["not_expressible"] or r["error"] is not None for r in doc["results"])
+
+
+def test_an_unknown_family_is_an_error_naming_the_known_ones(capsys):
+    assert main(["--family", "nope"]) == 2
+    assert "korthikanti-2022-a100" in capsys.readouterr().err
+
+
+def test_every_case_is_scored_or_says_why_not(report):
+    for result in report.results:
+        if result.error is None:
+            assert result.not_expressible, result.id
+    # The runs the existing validation test checks are all expressible today.
+    results = by_id(report)
+    for case in CASES:
+        if case.family in ("korthikanti-2022-a100", "dgxc-h100-recipes"):
+            assert results[case.id].error is not None, case.id
+
+
+def test_fitted_cases_keep_todays_bounds(report):
+    """The bounds of tests/engine/test_performance_validation.py: Korthikanti mean |error|
+    below Calculon's 3.65 % and max below its 8.87 %; DGX Cloud Llama 3.1 8B/70B within 7 %;
+    the other DGX Cloud H100 recipes within 10 %."""
+    results = [r for r in report.results if r.role == "fit" and r.error is not None]
+    korthikanti = [abs(r.error) for r in results if r.family == "korthikanti-2022-a100"]
+    assert sum(korthikanti) / len(korthikanti) < published_test.CALCULON_MEAN_ERROR
+    assert max(korthikanti) < published_test.CALCULON_MAX_ERROR
+    llama = [r for r in results if r.id.startswith(("dgxc-llama31-8b", "dgxc-llama31-70b"))]
+    assert max(abs(r.error) for r in llama) < published_test.DGX_CLOUD_TOLERANCE
+    others = [r for r in results if r.family == "dgxc-h100-recipes" and r not in llama]
+    assert max(abs(r.error) for r in others) < published_test.OTHER_RECIPES_TOLERANCE
+
+
+# Measured 2026-11-26 on main 3fe0829 (before the stack / schedule work): 30 scored check-only
+# runs from 3 sources (NeMo 24.07, Megatron-Bridge 25.11, DGX Cloud v24.11 Grok-1 and v25.05
+# DeepSeek-V3); |error| median 7.3 %, p90 22.7 %, max 67.3 % (DeepSeek-V3 on GB200, host-bound,
+# a known gap). 66 cases are not expressible yet (software stacks, MXFP8, uneven interleaved
+# pipelines, hybrid sharding, sliding-window attention). Target (issue 13): median <= 5 %,
+# p90 <= 15 % over >= 40 check runs from >= 6 sources. These bounds only stop regressions;
+# tighten them, and raise SCORED_CHECK_RUNS, as the engine learns to express more cases.
+SCORED_CHECK_RUNS = 30
+CHECK_MEDIAN_BOUND = 0.08
+CHECK_P90_BOUND = 0.25
+
+
+def test_check_only_errors_do_not_regress(report):
+    check = report.overall.check
+    print(
+        f"\ncheck-only: n {check.n}, median {check.median:.1%}, p90 {check.p90:.1%}, "
+        f"max {check.max:.1%} (target median 5 %, p90 15 %)"
+    )
+    assert check.n >= SCORED_CHECK_RUNS
+    assert check.median <= CHECK_MEDIAN_BOUND
+    assert check.p90 <= CHECK_P90_BOUND
