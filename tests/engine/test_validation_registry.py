@@ -67,14 +67,17 @@ def test_no_published_run_is_both_fit_and_check():
 # Each run family the calibration texts name as fitted -> the registry's fit cases for it.
 CALIBRATION_RUNS = {
     "Korthikanti 2022 Table 5": lambda c: c.family == "korthikanti-2022-a100",
-    "Llama 3.1 8B and 70B": lambda c: c.model_name in ("llama3-8b", "llama3-70b")
-    and c.family == "dgxc-h100-recipes",
+    "Llama 3.1 8B and 70B": lambda c: (
+        c.model_name in ("llama3-8b", "llama3-70b") and c.family == "dgxc-h100-recipes"
+    ),
     "GPT-3 175B": lambda c: c.model_name == "gpt3-175b" and c.family == "dgxc-h100-recipes",
     "Nemotron-4 15B": lambda c: c.model_name == "nemotron4-15b",
     "340B": lambda c: c.model_name == "nemotron4-340b" and c.family == "dgxc-h100-recipes",
-    "Llama 3.1 405B": lambda c: c.model_name == "llama3-405b"
-    and c.gpu_sku == "h100-sxm-80gb"
-    and c.family.startswith("dgxc"),
+    "Llama 3.1 405B": lambda c: (
+        c.model_name == "llama3-405b"
+        and c.gpu_sku == "h100-sxm-80gb"
+        and c.family.startswith("dgxc")
+    ),
 }
 
 
@@ -163,7 +166,7 @@ def test_throughput_metrics_convert_to_the_step_they_imply():
 def test_a_flop_rate_without_its_convention_is_refused():
     with pytest.raises(ValueError, match="flops_per_token and convention"):
         PublishedMetric(kind="model_tflops_per_gpu", value=400.0)
-    with pytest.raises(ValueError, match="metric.kind"):
+    with pytest.raises(ValueError, match=r"metric\.kind"):
         PublishedMetric(kind="mfu", value=0.4)
 
 
