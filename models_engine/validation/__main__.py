@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 
 from .registry import load_registry
 from .runner import ErrorStats, GroupSummary, ValidationReport, run_validation
@@ -38,8 +39,27 @@ def print_table(report: ValidationReport, *, cases: bool) -> None:
         f"check-only sources: {report.check_sources} registered, "
         f"{report.check_sources_scored} with a scored case"
     )
+    print_not_expressible(report)
     if cases:
         print_cases(report)
+
+
+def reason_kind(reason: str) -> str:
+    """The field a reason names, without the case's own numbers: 'spec rejects it:
+    workload.precision', 'spec has no workload.software_stack', ..."""
+    first = reason.split(";")[0]
+    parts = first.split(": ")
+    if first.startswith("spec rejects it") and len(parts) > 1:
+        return f"{parts[0]}: {parts[1]}"
+    return parts[0] if len(parts[0]) <= 72 else parts[0][:69] + "..."
+
+
+def print_not_expressible(report: ValidationReport) -> None:
+    counts = Counter(reason_kind(r.not_expressible) for r in report.results if r.not_expressible)
+    if counts:
+        print("\nnot expressible yet (first reason; --cases lists every case):")
+        for reason, count in counts.most_common():
+            print(f"{count:5d}  {reason}")
 
 
 def print_cases(report: ValidationReport) -> None:

@@ -8,7 +8,7 @@ fit. The hardware around the GPUs is the published system's (`SYSTEMS`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from models_engine.spec import SpecValidationError, parse_design
 from models_engine.spec.design import DesignSpec
@@ -66,19 +66,36 @@ def _engine_default_stack(gpu_sku: str) -> str:
     return entry["stack"]
 
 
-def stack_for_today(case: Case) -> tuple[str | None, str]:
+def _stack_field() -> tuple[bool, tuple[str, ...] | None]:
+    """(whether the spec's software_stack is an object with a `name`, the closed list of
+    names when the spec states one)."""
+    annotation = Workload.model_fields["software_stack"].annotation
+    as_object = isinstance(annotation, type) and "name" in getattr(annotation, "model_fields", {})
+    name_annotation = annotation.model_fields["name"].annotation if as_object else annotation
+    names = tuple(a for a in get_args(name_annotation) if isinstance(a, str))
+    return as_object, names or None
+
+
+def stack_for_today(case: Case) -> tuple[Any, str]:
     """(value for workload.software_stack, or None while the spec lacks it; a note).
-    Raises NotExpressible when the engine has no way to run the case's stack."""
+    A newer release of a stack the spec does not list yet runs on its predecessor, marked
+    "approximated"; any other stack the engine cannot run raises NotExpressible."""
+    wanted = case.stack.engine
     if "software_stack" in Workload.model_fields:
-        return case.stack.engine, ""
+        as_object, names = _stack_field()
+        name, note = wanted, ""
+        fallback = SAME_FAMILY_TODAY.get(wanted)
+        if names is not None and wanted not in names and fallback in names:
+            name, note = fallback, f"stack {wanted} approximated by {fallback}"
+        return ({"name": name} if as_object else name), note
     default = _engine_default_stack(case.gpu_sku)
-    if case.stack.engine == default:
+    if wanted == default:
         return None, ""
-    if SAME_FAMILY_TODAY.get(case.stack.engine) == default:
-        return None, f"stack {case.stack.engine} approximated by {default}"
+    if SAME_FAMILY_TODAY.get(wanted) == default:
+        return None, f"stack {wanted} approximated by {default}"
     raise NotExpressible(
         f"spec has no workload.software_stack; the engine runs {case.gpu_sku} as {default}, "
-        f"the run used {case.stack.published} ({case.stack.engine})"
+        f"the run used {case.stack.published} ({wanted})"
     )
 
 

@@ -263,3 +263,10 @@ def test_check_only_errors_do_not_regress(report):
     assert check.n >= SCORED_CHECK_RUNS
     assert check.median <= CHECK_MEDIAN_BOUND
     assert check.p90 <= CHECK_P90_BOUND
+
+
+def test_runner_counts_the_cases_it_cannot_express_by_reason(capsys):
+    assert main(["--family", "torchtitan-a100"]) == 0
+    out = capsys.readouterr().out
+    assert "not expressible yet" in out
+    assert re.search(r"\n\s+2  layer-level selective activation checkpointing", out)
