@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,7 @@ from models_engine.validation import load_registry, run_validation
 from models_engine.validation.__main__ import main
 from models_engine.validation.metrics import PublishedMetric
 from models_engine.validation.registry import RegistryError, load_family
+from models_engine.validation.runner import ErrorStats
 from tests.engine import test_performance_validation as published_test
 
 CASES = load_registry()
@@ -242,28 +244,35 @@ def test_fitted_cases_keep_todays_bounds(report):
     assert max(abs(r.error) for r in others) < published_test.OTHER_RECIPES_TOLERANCE
 
 
-# Measured 2026-11-26 on main 3fe0829 (before the stack / schedule work): 40 scored check-only
-# runs from 4 sources (Narayanan 2021 Table 1, NeMo 24.07, Megatron-Bridge 25.11, DGX Cloud
-# v24.11 Grok-1 and v25.05 DeepSeek-V3); |error| median 6.6 %, p90 14.2 %, max 67.3 %
-# (DeepSeek-V3 on GB200, host-bound, a known gap). 72 cases are not expressible yet (software
-# stacks, MXFP8, uneven interleaved pipelines, hybrid sharding, sliding-window attention).
-# Target (issue 13): median <= 5 %, p90 <= 15 % over >= 40 check runs from >= 6 sources.
-# These bounds only stop regressions; re-measure them, and SCORED_CHECK_RUNS, whenever the
-# engine learns to express more cases or a case changes role.
-SCORED_CHECK_RUNS = 40
-CHECK_MEDIAN_BOUND = 0.075
-CHECK_P90_BOUND = 0.16
+# The check-only runs scored when this registry was written, with their errors:
+# tests/engine/validation_check_baseline.json. Measured 2026-11-26 on main 3fe0829 (before the
+# software-stack and pipeline-schedule work): 40 runs from 4 sources (Narayanan 2021 Table 1,
+# NeMo 24.07, Megatron-Bridge 25.11, DGX Cloud v24.11 Grok-1 and v25.05 DeepSeek-V3); |error|
+# median 6.6 %, p90 14.2 %, max 67.3 % (DeepSeek-V3 on GB200, host-bound, a known gap); 72
+# cases were not expressible yet. Target (issue 13): median <= 5 %, p90 <= 15 % over >= 40
+# check runs from >= 6 sources. The bounds below stop regressions on that fixed set (cases the
+# engine learns to express later do not move them); re-measure the file when a case changes
+# role or the engine improves.
+BASELINE = json.loads((Path(__file__).parent / "validation_check_baseline.json").read_text())
+MARGIN = 0.005  # half a percentage point over the measured median / p90
 
 
 def test_check_only_errors_do_not_regress(report):
-    check = report.overall.check
+    results = by_id(report)
+    baseline = BASELINE["errors"]
+    unscored = [i for i in baseline if results[i].error is None or results[i].role != "check"]
+    assert not unscored, f"baseline check cases no longer scored as check: {unscored}"
+    now = ErrorStats.of([results[i].error for i in baseline])
+    then = ErrorStats.of(list(baseline.values()))
+    overall = report.overall.check
     print(
-        f"\ncheck-only: n {check.n}, median {check.median:.1%}, p90 {check.p90:.1%}, "
-        f"max {check.max:.1%} (target median 5 %, p90 15 %)"
+        f"\ncheck-only, baseline set: n {now.n}, median {now.median:.1%} (was {then.median:.1%}), "
+        f"p90 {now.p90:.1%} (was {then.p90:.1%}); all scored: n {overall.n}, median "
+        f"{overall.median:.1%}, p90 {overall.p90:.1%} (target median 5 %, p90 15 %)"
     )
-    assert check.n >= SCORED_CHECK_RUNS
-    assert check.median <= CHECK_MEDIAN_BOUND
-    assert check.p90 <= CHECK_P90_BOUND
+    assert now.median <= then.median + MARGIN
+    assert now.p90 <= then.p90 + MARGIN
+    assert overall.n >= len(baseline)
 
 
 def test_runner_counts_the_cases_it_cannot_express_by_reason(capsys):
