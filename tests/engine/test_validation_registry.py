@@ -159,6 +159,19 @@ def test_registry_holds_enough_check_cases_across_sources_gpus_and_stacks():
     assert any(c.model.get("moe") for c in checks) and any(not c.model.get("moe") for c in checks)
 
 
+def test_layouts_agree_with_the_gradient_accumulation_the_source_printed():
+    """Where a source prints GA: global batch = GA x micro-batch x DP, DP = GPUs / (TP PP CP).
+    Catches transcription slips; rows the source itself gets wrong say so in their notes."""
+    for case in CASES:
+        accumulation = (case.metric.also_published or {}).get("gradient_accumulation")
+        if accumulation is None or "Source row inconsistent" in case.notes:
+            continue
+        layout = case.layout
+        dp = case.gpus // (layout.get("tp", 1) * layout.get("pp", 1) * layout.get("cp", 1))
+        micro = layout.get("micro_batch_size", 1)
+        assert case.global_batch_sequences == accumulation * micro * dp, case.id
+
+
 def test_a_bad_family_file_names_the_case_and_the_field(tmp_path):
     path = tmp_path / "bad.json"
     doc = {"family": "x", "source": {"title": "t", "url": "https://example.org"}, "cases": []}
