@@ -60,6 +60,8 @@ class NotExpressible(Exception):
 
 
 def _engine_default_stack(gpu_sku: str) -> str:
+    # Only needed while the spec has no software_stack; imported here so that the registry
+    # does not depend on the engine's internal tables once it has.
     from models_engine.engines.performance import efficiency_data
 
     entry = efficiency_data.SKU_EFFICIENCY.get(gpu_sku, efficiency_data.DEFAULT_EFFICIENCY)
