@@ -215,8 +215,8 @@ def test_runner_prints_fitted_and_check_only_errors_per_family(capsys):
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     # family, runs, not expressible, then n / median / p90 / max for fitted, then check-only
     assert rows["korthikanti-2022-a100"][3] == "8" and rows["korthikanti-2022-a100"][7] == "0"
-    assert rows["nemo-24.07-h100"][3] == "0" and rows["nemo-24.07-h100"][7] == "11"
-    assert rows["overall"][3] == "8" and rows["overall"][7] == "11"
+    assert rows["nemo-24.07-h100"][3] == "0" and rows["nemo-24.07-h100"][7] == "12"
+    assert rows["overall"][3] == "8" and rows["overall"][7] == "12"
 
 
 def test_runner_json_has_both_errors_and_every_case(capsys):
@@ -259,14 +259,15 @@ def test_fitted_cases_keep_todays_bounds(report):
 
 # The check-only runs scored when this registry was written, with their errors:
 # tests/engine/validation_check_baseline.json. Measured 2026-11-26 on main 3fe0829 (before the
-# software-stack and pipeline-schedule work): 40 runs from 4 sources (Narayanan 2021 Table 1,
+# software-stack and pipeline-schedule work): 41 runs from 4 sources (Narayanan 2021 Table 1,
 # NeMo 24.07, Megatron-Bridge 25.11, DGX Cloud v24.11 Grok-1 and v25.05 DeepSeek-V3); |error|
-# median 6.6 %, p90 14.2 %, max 67.3 % (DeepSeek-V3 on GB200, host-bound, a known gap); 72
+# median 6.7 %, p90 13.8 %, max 67.3 % (DeepSeek-V3 on GB200, host-bound, a known gap); 72
 # cases were not expressible yet. Target (issue 13): median <= 5 %, p90 <= 15 % over >= 40
 # check runs from >= 6 sources. The bounds below stop regressions on that fixed set (cases the
 # engine learns to express later do not move them); re-measure the file when a case changes
-# role or the engine improves.
-BASELINE = json.loads((Path(__file__).parent / "validation_check_baseline.json").read_text())
+# role or the engine improves (python -m tests.engine.test_validation_registry rewrites it).
+BASELINE_FILE = Path(__file__).parent / "validation_check_baseline.json"
+BASELINE = json.loads(BASELINE_FILE.read_text())
 MARGIN = 0.005  # half a percentage point over the measured median / p90
 
 
@@ -293,3 +294,19 @@ def test_runner_counts_the_cases_it_cannot_express_by_reason(capsys):
     out = capsys.readouterr().out
     assert "not expressible yet" in out
     assert re.search(r"\n\s+2  layer-level selective activation checkpointing", out)
+
+
+def write_baseline(measured: str) -> None:
+    """Re-measure the check-only baseline (run this module as a script)."""
+    report = run_validation(CASES)
+    scored = [r for r in report.results if r.role == "check" and r.error is not None]
+    errors = {r.id: round(r.error, 4) for r in scored}
+    doc = {**BASELINE, "measured": measured, "errors": errors}
+    BASELINE_FILE.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{len(errors)} check cases written to {BASELINE_FILE}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_baseline(" ".join(sys.argv[1:]) or "re-measured")
