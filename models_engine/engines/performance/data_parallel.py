@@ -7,6 +7,7 @@ import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import PARAM_GATHER_BYTES, stride_local
+from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
 from models_engine.engines.performance.pipeline_schedule import stages_held
 
 # Megatron-Core DDP bucket: max(40M parameters, 1M x dp); the last bucket's reduce-scatter
@@ -53,6 +54,13 @@ def _hidden(comm, window):
     return np.maximum(comm - window, 0.0)
 
 
+def _overlap(comm, window):
+    """Exposed part of `comm` run under `window` of compute, plus the slowdown the NCCL
+    kernels inflict on the compute they share the GPU with (layer_cost.OVERLAP_SLOWDOWN)."""
+    hidden = np.minimum(comm, window)
+    return comm - hidden + OVERLAP_SLOWDOWN * hidden
+
+
 def stage_layer_count(cand):
     """Transformer layers on the heaviest stage (the per-layer collectives of ZeRO-3)."""
     middle = np.where(cand.pp > 2, cand.middle_layers, 0.0)
@@ -77,7 +85,8 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
     2023, PyTorch FSDP, section 3.2; reshard after forward). Each gather is issued one layer
     ahead (FSDP's backward_prefetch / forward prefetch, Megatron-FSDP's default), so in the
     steady state a layer takes max(its compute, its collectives): a deeper prefetch only
-    absorbs jitter, it cannot raise the collectives' rate. The first gather of each pass and
+    absorbs jitter, it cannot raise the collectives' rate; what the compute hides still costs
+    it the SMs the collectives run on. The first gather of each pass and
     the last reduce-scatter have nothing to hide behind. Per-collective latency comes from
     the collectives model (ring: one hop per rank), which is what slows large shard groups
     down when a layer's compute per micro-batch is short."""
@@ -87,7 +96,7 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
     if not overlap:
         return total, total
     fwd, bwd = fwd_window / layers, bwd_window / layers
-    steady = (layers - 1.0) * (_hidden(gather, fwd) + _hidden(gather + scatter, bwd))
+    steady = (layers - 1.0) * (_overlap(gather, fwd) + _overlap(gather + scatter, bwd))
     exposed = m * (2.0 * gather + scatter + steady)
     return exposed, total
 

@@ -1,6 +1,8 @@
 """Memory per GPU for a design: model states and activations on the busiest pipeline stage
 (training) or weights and KV cache (inference), compared with the GPU's HBM."""
 
+import math
+
 from models_engine.engines.performance.candidates import stage_layers
 from models_engine.engines.performance.efficiency_data import (
     DEFAULT_EFFICIENCY,
@@ -47,11 +49,13 @@ def is_moe_layer(workload, index: int) -> bool:
     return (index - moe.first_dense_layers) % moe.moe_layer_frequency == 0
 
 
-def first_stage_layers(workload, layout: Layout, parallelism) -> int:
-    explicit = getattr(parallelism, "first_stage_layers", None)
-    if explicit is not None:
-        return explicit
-    return -(-workload.layers // layout.pp)  # ceil: an uneven split puts the extra layer first
+def first_stage_layers(workload, layout: Layout) -> int:
+    """Layers on the first stage: the layout's uneven split, else ceil(layers / pp) (an
+    uneven even-split puts the extra layer first)."""
+    if layout.pp <= 1:
+        return workload.layers
+    first, _ = stage_layers(layout, workload.layers)
+    return math.ceil(first)
 
 
 def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]:
@@ -73,10 +77,10 @@ def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]
     return dense / layout.tp, expert / layout.tp
 
 
-def _rank_layer_indices(workload, layout: Layout, parallelism) -> list[int]:
+def _rank_layer_indices(workload, layout: Layout) -> list[int]:
     """Layer indices whose parameters one GPU of the first pipeline rank holds (DualPipe's
     rank 0 also holds the last stage)."""
-    first = first_stage_layers(workload, layout, parallelism)
+    first = first_stage_layers(workload, layout)
     indices = list(range(first))
     if layout.pipeline_schedule == "dualpipe" and layout.pp > 1:
         _, last = stage_layers(layout, workload.layers)
@@ -104,7 +108,7 @@ def _activation_layers(workload, layout: Layout) -> float:
 def memory_breakdown_gib(
     workload,
     layout: Layout,
-    parallelism=None,
+    parallelism=None,  # kept for callers; the layout carries the stage split
     *,
     attention_kernel: str = "unfused",
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
@@ -115,7 +119,7 @@ def memory_breakdown_gib(
     shards over the shard group (default: the data-parallel x context-parallel ranks,
     Megatron's distributed optimizer group)."""
     zero = _zero_stage(layout.zero_stage)
-    indices = _rank_layer_indices(workload, layout, parallelism)
+    indices = _rank_layer_indices(workload, layout)
     dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
     states = {"params_on_gpu": dense, "dp": shard, "zero_stage": zero}
