@@ -50,6 +50,18 @@ def _time(op, size, ranks, local, topology):
     return collective_time_s(op, size, ranks, local, topology)[0]
 
 
+def _time_pair(op, size, layers, ranks, local, topology):
+    """(time of `size`, time of `size / layers`): one collectives call for both."""
+    times = _time(
+        op,
+        np.concatenate([size, size / layers]),
+        np.tile(ranks, 2),
+        np.tile(local, 2),
+        topology,
+    )
+    return times[: size.shape[0]], times[size.shape[0] :]
+
+
 def _hidden(comm, window):
     return np.maximum(comm - window, 0.0)
 
@@ -112,20 +124,20 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows):
     all_reduce = _time(
         "all_reduce", grads, replicas, stride_local(group.stride, replicas, domain), topology
     )
-    scatter = _time("reduce_scatter", grads, shard, local, topology)
-    gather = _time("all_gather", weights, shard, local, topology)
+    layers = stage_layer_count(cand)
+    # Whole-stage and per-layer sizes in one call each (the per-layer ones are ZeRO-3's).
+    gather, gather_layer = _time_pair("all_gather", weights, layers, shard, local, topology)
+    scatter, scatter_layer = _time_pair("reduce_scatter", grads, layers, shard, local, topology)
     # Hybrid sharding: each shard's gradients are all-reduced across the replica groups.
     groups = replicas / shard
-    cross_local = stride_local(group.stride * shard, groups, domain)
-    cross = _time("all_reduce", grads / shard, groups, cross_local, topology)
-    scatter = scatter + cross
+    if np.any(groups > 1):
+        cross_local = stride_local(group.stride * shard, groups, domain)
+        cross, cross_layer = _time_pair(
+            "all_reduce", grads / shard, layers, groups, cross_local, topology
+        )
+        scatter, scatter_layer = scatter + cross, scatter_layer + cross_layer
     bucket = np.minimum(1.0, np.maximum(BUCKET_PARAMS, 1e6 * shard) / np.maximum(params, 1.0))
-    layers = stage_layer_count(cand)
-    per_layer = (
-        _time("all_gather", weights / layers, shard, local, topology),
-        _time("reduce_scatter", grads / layers, shard, local, topology)
-        + _time("all_reduce", grads / shard / layers, groups, cross_local, topology),
-    )
+    per_layer = (gather_layer, scatter_layer)
     overlap = profile.stack.dp_comm_overlap
     z, m = cand.zero, microbatches
     fsdp_exposed, fsdp_total = _fully_sharded(per_layer, m, layers, fwd_window, bwd_window, overlap)
@@ -165,10 +177,12 @@ def data_parallel_exposed_s(shape, cand, profile, topology, microbatches, fwd_wi
     total = np.zeros_like(cand.tp)
     windows = (fwd_window, bwd_window)
     for group in groups:
+        active = (group.replicas > 1) & (group.params > 0)
+        if not np.any(active):
+            continue
         group_exposed, group_total = _group_exposed(
             group, cand, profile, topology, microbatches, windows
         )
-        active = (group.replicas > 1) & (group.params > 0)
         exposed = exposed + np.where(active, group_exposed, 0.0)
         total = total + np.where(active, group_total, 0.0)
     return exposed, total
