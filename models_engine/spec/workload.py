@@ -47,6 +47,17 @@ class MixtureOfExperts(SpecModel):
         ge=0,
         le=1000,
     )
+    mtp_modules: int = spec_field(
+        0,
+        unit="count",
+        description=(
+            "Multi-token prediction modules (DeepSeek-V3: 1). Each adds a 2h x h projection, "
+            "one MoE transformer block and one more pass through the shared output head and "
+            "loss, on the last pipeline stage."
+        ),
+        ge=0,
+        le=8,
+    )
 
 
 ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")

@@ -223,9 +223,10 @@ def test_schedule_and_shard_group_errors_name_the_field(parallelism, path, phras
     zero=st.sampled_from([0, 1, 3]),
     shard=st.sampled_from([None, 2]),
     batch=st.sampled_from([8, 512]),
+    fp8=st.booleans(),
 )
 def test_vectorised_memory_equals_the_scalar_model_for_every_schedule(
-    schedule, pp, split, zero, shard, batch
+    schedule, pp, split, zero, shard, batch, fp8
 ):
     name, v = schedule
     first, last = split if split and pp == 2 and v == 1 else (None, None)
@@ -241,8 +242,11 @@ def test_vectorised_memory_equals_the_scalar_model_for_every_schedule(
         pipeline_schedule=name,
         shard_group_size=shard if zero else None,
     )
-    scalar = memory_breakdown_gib(workload, layout, attention_kernel="flash", gradient_bytes=2)
-    vector = training_memory_gib(model_shape(workload), from_layouts([layout], 32), "flash", 2)
+    scalar = memory_breakdown_gib(
+        workload, layout, attention_kernel="flash", gradient_bytes=2, fp8_weights=fp8
+    )
+    cand = from_layouts([layout], 32)
+    vector = training_memory_gib(model_shape(workload), cand, "flash", 2, fp8_weights=fp8)
     for key, value in scalar.items():
         assert float(vector[key][0]) == pytest.approx(value, rel=1e-9), key
 
@@ -267,3 +271,12 @@ def test_auto_searches_only_the_schedules_the_stack_runs():
     every, _ = search_space(shape, 64, 8, ("1f1b", "zb-h1", "zb-v", "dualpipe"))
     assert set(np.unique(every.schedule)) == {ONE_F_ONE_B, ZB_H1, ZB_V, DUALPIPE}
     assert set(every.vp[every.schedule == ZB_V]) == {2.0}
+
+
+def test_fp8_keeps_a_second_weight_copy_of_the_linear_layers():
+    workload = Workload(**llama_8b()["workload"])
+    layout = Layout(tp=1, pp=1, dp=8)
+    bf16 = memory_breakdown_gib(workload, layout)
+    fp8 = memory_breakdown_gib(workload, layout, fp8_weights=True)
+    assert fp8["weights"] == pytest.approx(1.5 * bf16["weights"])
+    assert fp8["embedding_states"] == bf16["embedding_states"]

@@ -38,7 +38,13 @@ def search(
         )
     stack = profile.stack
     memory = total_gib(
-        training_memory_gib(shape, cand, stack.attention_kernel, stack.grad_reduce_bytes)
+        training_memory_gib(
+            shape,
+            cand,
+            stack.attention_kernel,
+            stack.grad_reduce_bytes,
+            fp8_weights=profile.precision == "fp8",
+        )
     )
     step = training_step(shape, cand, profile, topology, context).step_s
     fits = memory <= capacity_gib

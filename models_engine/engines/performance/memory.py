@@ -30,6 +30,11 @@ GIB = 2**30
 WEIGHT_BYTES_PER_PARAM = 2
 GRADIENT_BYTES_PER_PARAM = 4
 OPTIMIZER_BYTES_PER_PARAM = 12
+# FP8 training keeps an FP8 copy of every linear layer's weight next to the BF16 one
+# (Transformer Engine's default "dual precision weights", Megatron-LM docs/discussions/
+# deepseek-v3-gb200-optimization section 1, item 6); embedding and output head stay BF16.
+# One byte per parameter; a transposed FP8 copy some recipes cache is not counted (assumed).
+FP8_WEIGHT_COPY_BYTES = 1
 
 
 @dataclass(frozen=True)
@@ -117,14 +122,22 @@ def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=
     return float(result) if np.ndim(result) == 0 else result
 
 
-def model_state_bytes(*, params_on_gpu, dp, zero_stage, gradient_bytes=GRADIENT_BYTES_PER_PARAM):
+def model_state_bytes(
+    *,
+    params_on_gpu,
+    dp,
+    zero_stage,
+    gradient_bytes=GRADIENT_BYTES_PER_PARAM,
+    weight_bytes=WEIGHT_BYTES_PER_PARAM,
+):
     """Weights, gradients and optimizer states on one GPU; ZeRO shards them over `dp` ranks
     (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
     software stack's gradient-reduction precision (Megatron's fp32 main_grad: 4; a bf16
-    gradient buffer, Megatron-Core --grad-reduce-in-bf16 / NeMo distributed Adam: 2). Works
-    on arrays (zero_stage may be an array)."""
+    gradient buffer, Megatron-Core --grad-reduce-in-bf16 / NeMo distributed Adam: 2);
+    `weight_bytes`: 2, or 3 for FP8 layers (FP8_WEIGHT_COPY_BYTES). Works on arrays
+    (zero_stage may be an array)."""
     zero = np.asarray(zero_stage)
-    weights = params_on_gpu * WEIGHT_BYTES_PER_PARAM
+    weights = params_on_gpu * weight_bytes
     gradients = params_on_gpu * gradient_bytes
     optimizer = params_on_gpu * OPTIMIZER_BYTES_PER_PARAM
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)

@@ -11,8 +11,10 @@ from models_engine.engines.performance.efficiency_data import (
 )
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
+    FP8_WEIGHT_COPY_BYTES,
     GIB,
     GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
     ExpertShape,
     LayerShape,
     activation_bytes_per_layer,
@@ -112,6 +114,7 @@ def memory_breakdown_gib(
     *,
     attention_kernel: str = "unfused",
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
+    fp8_weights: bool = False,
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
     of the busiest stage under the layout's schedule. Embedding states are kept apart:
@@ -122,12 +125,15 @@ def memory_breakdown_gib(
     indices = _rank_layer_indices(workload, layout)
     dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
-    states = {"params_on_gpu": dense, "dp": shard, "zero_stage": zero}
-    dense_states = model_state_bytes(**states, gradient_bytes=gradient_bytes)
+    precision = {
+        "gradient_bytes": gradient_bytes,
+        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+    }
+    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
     expert_dp = max(1, (layout.dp * layout.cp) // layout.ep)
     expert_states = model_state_bytes(
-        params_on_gpu=expert, dp=expert_dp, zero_stage=zero, gradient_bytes=gradient_bytes
+        params_on_gpu=expert, dp=expert_dp, zero_stage=zero, **precision
     )
     weights, gradients, optimizer = (
         d + e for d, e in zip(dense_states, expert_states, strict=True)
@@ -224,7 +230,7 @@ def gradient_bytes_of(gpu) -> int:
 
 
 def breakdown_for(
-    spec, layout: Layout, attention_kernel: str = "unfused", gradient_bytes: int = 4
+    spec, layout: Layout, attention_kernel: str = "unfused", gradient_bytes: int = 4, gpu=None
 ) -> dict[str, float]:
     if spec.workload.kind == "inference":
         return inference_memory_gib(spec.workload, layout)
@@ -234,11 +240,22 @@ def breakdown_for(
         layout,
         attention_kernel=attention_kernel,
         gradient_bytes=gradient_bytes,
+        fp8_weights=trains_in_fp8(spec.workload, gpu),
     )
 
 
+def trains_in_fp8(workload, gpu) -> bool:
+    """FP8 linear layers: an fp8 run on a GPU with an FP8 tensor path (compute_profile runs
+    it at BF16 otherwise)."""
+    return workload.precision == "fp8" and bool(gpu is not None and gpu.fp8_dense_tflops)
+
+
 def choose_layout(
-    spec, hbm_capacity_gib: float, attention_kernel: str = "unfused", gradient_bytes: int = 4
+    spec,
+    hbm_capacity_gib: float,
+    attention_kernel: str = "unfused",
+    gradient_bytes: int = 4,
+    gpu=None,
 ) -> Layout:
     parallelism = spec.workload.parallelism
     if parallelism != "auto":
@@ -251,7 +268,7 @@ def choose_layout(
         kv_heads=spec.workload.kv_heads_effective,
     )
     for candidate in candidates:
-        parts = breakdown_for(spec, candidate, attention_kernel, gradient_bytes)
+        parts = breakdown_for(spec, candidate, attention_kernel, gradient_bytes, gpu)
         if sum(parts.values()) <= hbm_capacity_gib:
             return candidate
     # Nothing fits: show the most sharded layout so the user sees by how much it misses.
@@ -263,8 +280,8 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
     model-parallel one that fits)."""
     capacity = gpu.hbm_capacity_gib
     kernel, gradient_bytes = attention_kernel_of(gpu), gradient_bytes_of(gpu)
-    layout = layout or choose_layout(spec, capacity, kernel, gradient_bytes)
-    breakdown = breakdown_for(spec, layout, kernel, gradient_bytes)
+    layout = layout or choose_layout(spec, capacity, kernel, gradient_bytes, gpu)
+    breakdown = breakdown_for(spec, layout, kernel, gradient_bytes, gpu)
     total = sum(breakdown.values())
     stage = (
         "one model replica shard (weights + KV cache)"
@@ -287,7 +304,14 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
 
 
 def total_params(workload) -> float:
+    """Every weight trained, multi-token prediction modules included (each: an MoE block,
+    as the last layer, and a 2h x h projection; embedding and head shared)."""
     unsharded = Layout(tp=1, pp=1, dp=1)
     dense, expert = stage_params(workload, unsharded, range(workload.layers))
     embedding_copies = 1 if workload.tied_embeddings else 2
-    return dense + expert + embedding_copies * workload.vocab_size * workload.hidden_size
+    total = dense + expert + embedding_copies * workload.vocab_size * workload.hidden_size
+    modules = workload.moe.mtp_modules if workload.moe else 0
+    if modules:
+        block = sum(stage_params(workload, unsharded, [workload.layers - 1]))
+        total += modules * (block + 2 * workload.hidden_size**2)
+    return total

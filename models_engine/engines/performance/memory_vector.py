@@ -4,8 +4,10 @@ memory_fit.memory_breakdown_gib (tests check they agree) for the `auto` search."
 import numpy as np
 
 from models_engine.engines.performance.memory import (
+    FP8_WEIGHT_COPY_BYTES,
     GIB,
     GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     model_state_bytes,
 )
@@ -32,17 +34,25 @@ def _rank_params(shape, cand):
 
 
 def training_memory_gib(
-    shape, cand, attention_kernel: str, gradient_bytes: int = GRADIENT_BYTES_PER_PARAM
+    shape,
+    cand,
+    attention_kernel: str,
+    gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
+    fp8_weights: bool = False,
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays)."""
     dense, expert = _rank_params(shape, cand)
     shard = cand.shard
+    precision = {
+        "gradient_bytes": gradient_bytes,
+        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+    }
     dense_states = model_state_bytes(
-        params_on_gpu=dense, dp=shard, zero_stage=cand.zero, gradient_bytes=gradient_bytes
+        params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
     )
     expert_dp = np.maximum(1, np.floor(cand.dp * cand.cp / cand.ep))
     expert_states = model_state_bytes(
-        params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, gradient_bytes=gradient_bytes
+        params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, **precision
     )
     holds_head = (cand.pp <= 1) | (cand.schedule == DUALPIPE)
     copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)

@@ -82,6 +82,20 @@ def head_parts(shape, cand, profile, topology):
     }
 
 
+def _with_mtp(head, shape, cand, profile, dense, moe):
+    """The last stage's extra work per multi-token prediction module (DeepSeek-V3 report,
+    section 2.2): a linear projection of [norm(h); norm(embedding)] (2h -> h), one
+    transformer block (an MoE block in DeepSeek-V3) and the shared output head and loss
+    again."""
+    tokens = tokens_per_microbatch(shape, cand)
+    forward, backward = linear_time_s(tokens, shape.hidden / cand.tp, 2 * shape.hidden, profile)
+    block = _layers_parts(dense, moe, 0.0 if moe is not None else 1.0, 1.0 if moe else 0.0)
+    n = shape.mtp_modules
+    extra = {key: head.get(key, 0.0) + block[key] for key in PARTS}
+    extra["compute"] = extra["compute"] + forward + backward
+    return {key: head.get(key, 0.0) + n * extra[key] for key in PARTS}
+
+
 def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
     first_n, last_n, mid_n = cand.first_layers, cand.last_layers, cand.middle_layers
     stages = {}
@@ -94,6 +108,8 @@ def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
         stages[name] = _layers_parts(dense, moe, n - n_moe, n_moe)
     embed = embedding_parts(shape, cand, profile, topology)
     head = head_parts(shape, cand, profile, topology)
+    if shape.mtp_modules:
+        head = _with_mtp(head, shape, cand, profile, dense, moe)
     single = cand.pp <= 1
     for key, value in embed.items():
         stages["first"][key] = stages["first"][key] + value
