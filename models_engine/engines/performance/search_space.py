@@ -1,6 +1,7 @@
 """Every parallel layout `auto` considers, built as numpy arrays (meshgrid + filters):
-TP x CP x PP x EP x micro-batch x interleave x recompute x ZeRO stage, under Megatron's
-divisibility rules (spec/parallel_rules.py) and the cluster size."""
+TP x CP x PP x EP x micro-batch x pipeline schedule (and interleave) x recompute x ZeRO
+stage x hybrid sharding, under Megatron's divisibility rules (spec/parallel_rules.py) and
+the cluster size."""
 
 import numpy as np
 
@@ -89,9 +90,10 @@ def _search_space(shape, gpus: int, domain: int, pipeline_options, *, strict: bo
         np.arange(len(pipeline_options)),
         np.arange(len(RECOMPUTE)),
         np.array(ZERO_STAGES),
+        np.array([False, True]),
         indexing="ij",
     )
-    t, c, p, e, b, option, r, z = (g.ravel() for g in grids)
+    t, c, p, e, b, option, r, z, hybrid = (g.ravel() for g in grids)
     options = np.array(pipeline_options)
     schedule, v = options[option, 0], options[option, 1].astype(float)
     model_parallel = t * c * p
@@ -112,6 +114,13 @@ def _search_space(shape, gpus: int, domain: int, pipeline_options, *, strict: bo
     # DualPipe's step() asserts an even number of ranks and of micro-batches, m >= 2p.
     ok &= (schedule != DUALPIPE) | ((p % 2 == 0) & (m % 2 == 0) & (m >= 2 * p))
     ok &= (z == 0) | (dp * c > 1)  # sharding needs more than one data-parallel rank
+    # Hybrid sharding: shard over the data-parallel ranks of one NVLink domain (ranks run tp,
+    # cp, dp), replicate across domains (FSDP HYBRID_SHARD, Megatron-Core partial
+    # distributed optimizer).
+    replicas = dp * c
+    in_domain = np.maximum(domain // t, 1.0)
+    ok &= ~hybrid | ((z >= 1) & (in_domain >= 2) & (in_domain < replicas))
+    ok &= ~hybrid | (replicas % in_domain == 0)
     idx = np.nonzero(ok)[0]
     first, last = first[idx], last[idx]
     p_sel = p[idx]
@@ -130,5 +139,5 @@ def _search_space(shape, gpus: int, domain: int, pipeline_options, *, strict: bo
         last_layers=np.where(p_sel > 1, last, shape.layers),
         total_layers=np.full(idx.shape, float(shape.layers)),
         schedule=schedule[idx].astype(int),
-        shard=dp[idx] * c[idx],
+        shard=np.where(hybrid[idx], in_domain[idx], replicas[idx]),
     )
