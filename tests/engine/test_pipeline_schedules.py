@@ -280,3 +280,13 @@ def test_fp8_keeps_a_second_weight_copy_of_the_linear_layers():
     fp8 = memory_breakdown_gib(workload, layout, fp8_weights=True)
     assert fp8["weights"] == pytest.approx(1.5 * bf16["weights"])
     assert fp8["embedding_states"] == bf16["embedding_states"]
+
+
+@pytest.mark.parametrize("schedule", ["zb-v", "dualpipe"])
+def test_v_shaped_and_bidirectional_schedules_hold_both_ends_on_the_first_rank(schedule):
+    workload = Workload(**llama_8b()["workload"])
+    chunks = 2 if schedule == "zb-v" else 1
+    plain = memory_breakdown_gib(workload, Layout(tp=1, pp=4, dp=16, virtual_stages=chunks))
+    layout = Layout(tp=1, pp=4, dp=16, virtual_stages=chunks, pipeline_schedule=schedule)
+    ends = memory_breakdown_gib(workload, layout)
+    assert ends["embedding_states"] == pytest.approx(2 * plain["embedding_states"])

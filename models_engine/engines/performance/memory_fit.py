@@ -138,7 +138,7 @@ def memory_breakdown_gib(
     weights, gradients, optimizer = (
         d + e for d, e in zip(dense_states, expert_states, strict=True)
     )
-    holds_head = layout.pp == 1 or layout.pipeline_schedule == "dualpipe"
+    holds_head = layout.pp == 1 or layout.pipeline_schedule in ("zb-v", "dualpipe")
     embedding_copies = 2 if (holds_head and not workload.tied_embeddings) else 1
     embedding_params = embedding_copies * workload.vocab_size * workload.hidden_size / layout.tp
     embedding = sum(

@@ -11,7 +11,11 @@ from models_engine.engines.performance.memory import (
     activation_bytes_per_layer,
     model_state_bytes,
 )
-from models_engine.engines.performance.pipeline_schedule import DUALPIPE, activation_layers
+from models_engine.engines.performance.pipeline_schedule import (
+    DUALPIPE,
+    activation_layers,
+    ends_on_first_rank,
+)
 
 
 def _rank_params(shape, cand):
@@ -54,7 +58,7 @@ def training_memory_gib(
     expert_states = model_state_bytes(
         params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, **precision
     )
-    holds_head = (cand.pp <= 1) | (cand.schedule == DUALPIPE)
+    holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
     copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
     embedding_params = copies * shape.vocab * shape.hidden / cand.tp
     embedding = sum(

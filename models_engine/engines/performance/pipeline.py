@@ -21,7 +21,11 @@ from models_engine.engines.performance.comm_sizes import (
 from models_engine.engines.performance.elementwise import CROSS_ENTROPY_BYTES_PER_LOGIT
 from models_engine.engines.performance.kernels import hbm_time_s, linear_time_s
 from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
-from models_engine.engines.performance.pipeline_schedule import DUALPIPE, bubble_s
+from models_engine.engines.performance.pipeline_schedule import (
+    DUALPIPE,
+    bubble_s,
+    ends_on_first_rank,
+)
 
 PARTS = ("compute", "recompute", "tp", "cp", "ep")
 
@@ -185,12 +189,14 @@ def _overlap_expert_comm(stages: StageTimes, dual):
         parts["ep"] = np.where(dual, comm - hidden + OVERLAP_SLOWDOWN * hidden, comm)
 
 
-def _rank_parts(stages: StageTimes, dual):
-    """Per micro-batch parts of the first / middle / last rank. DualPipe's rank 0 (and
-    p-1) runs half its micro-batches on stage 0 and half on stage p-1."""
+def _rank_parts(stages: StageTimes, ends_paired):
+    """Per micro-batch parts of the first / middle / last rank. Where one rank runs both
+    ends of the model (ZB-V: chunks 0 and 2p-1, half a stage each; DualPipe: half its
+    micro-batches on stage 0, half on stage p-1) it does (first + last) / 2 per
+    micro-batch, and so does the rank opposite it."""
     paired = {k: (stages.first[k] + stages.last[k]) / 2.0 for k in PARTS}
-    first = {k: np.where(dual, paired[k], stages.first[k]) for k in PARTS}
-    last = {k: np.where(dual, paired[k], stages.last[k]) for k in PARTS}
+    first = {k: np.where(ends_paired, paired[k], stages.first[k]) for k in PARTS}
+    last = {k: np.where(ends_paired, paired[k], stages.last[k]) for k in PARTS}
     return first, stages.middle, last
 
 
@@ -200,7 +206,7 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
     dual = (cand.schedule == DUALPIPE) & (p > 1)
     if moe is not None:
         _overlap_expert_comm(stages, dual)
-    first, middle, last = _rank_parts(stages, dual)
+    first, middle, last = _rank_parts(stages, ends_on_first_rank(cand.schedule) & (p > 1))
     p2p = p2p_time_s(shape, cand, topology)
     hides_p2p = profile.stack.pp_p2p_overlap | dual
     per_mb_p2p = np.where(hides_p2p, 0.0, 2.0 * v * p2p)

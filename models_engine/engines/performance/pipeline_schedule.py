@@ -23,9 +23,11 @@ rank, m micro-batches per step.
 
 In-flight micro-batches on stage i (0-based): 1F1B keeps p - i (the first stage p, i.e. L
 layers' activations: Korthikanti et al. 2022 section 4.2.3); interleaving multiplies by
-1 + (p-1)/(p v) (ibid.); zb-h1 and zb-v keep what 1F1B keeps (Qi Table 2: p M_B; ZB-V "1x");
-dualpipe keeps p + 1 on every rank and holds two stages' parameters (DeepSeek-V3 Table 2:
-"PP+1", "2x"). No schedule holds more micro-batches than the step has.
+1 + (p-1)/(p v) (ibid.); zb-h1 keeps what 1F1B keeps (Qi Table 2: p M_B); zb-v keeps p on
+every rank (its "1x", balanced across workers); dualpipe keeps p + 1 on every rank and holds
+two stages' parameters (DeepSeek-V3 Table 2: "PP+1", "2x"). ZB-V and DualPipe run both ends
+of the model (embedding and output head) on the first rank. No schedule holds more
+micro-batches than the step has.
 """
 
 import numpy as np
@@ -78,13 +80,21 @@ def activation_layers(schedule, p, v, m, first, middle, last):
     on_second = np.where(p > 2, middle * in_flight_microbatches(schedule, p, v, m, 1.0), 0.0)
     on_last = np.where(p > 1, last * in_flight_microbatches(schedule, p, v, m, p - 1.0), 0.0)
     busiest = np.maximum(np.maximum(on_first, on_second), on_last)
-    # DualPipe: rank 0 runs stage 0 and stage p-1; every rank holds p + 1 micro-batches of
-    # one stage's activations (the larger of its two stages, to stay on the safe side).
-    paired = np.maximum(np.maximum(first, last), np.where(p > 2, middle, 0.0))
-    dual = paired * in_flight_microbatches(schedule, p, v, m, 0.0)
-    return np.where(schedule == DUALPIPE, dual, busiest)
+    # ZB-V and DualPipe load every rank alike (Qi et al.: ZB-V's peak memory is balanced
+    # across workers; DeepSeek-V3: p + 1 on every rank): the largest stage's activations
+    # times the micro-batches each rank holds.
+    largest = np.maximum(np.maximum(first, last), np.where(p > 2, middle, 0.0))
+    balanced = largest * in_flight_microbatches(schedule, p, v, m, 0.0)
+    return np.where(ends_on_first_rank(schedule), balanced, busiest)
+
+
+def ends_on_first_rank(schedule):
+    """The first rank runs both ends of the model, embedding and output head: ZB-V's V
+    places chunks 0 and 2p-1 on rank 0; DualPipe puts stage 0 and stage p-1 there."""
+    return (schedule == ZB_V) | (schedule == DUALPIPE)
 
 
 def stages_held(schedule):
-    """Pipeline stages whose parameters one rank holds (DualPipe: stage i and p-1-i)."""
+    """Pipeline stages whose parameters one rank holds (DualPipe: stage i and p-1-i; ZB-V's
+    two half-stage chunks are one stage's worth)."""
     return np.where(schedule == DUALPIPE, 2.0, 1.0)
