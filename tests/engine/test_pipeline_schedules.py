@@ -271,6 +271,9 @@ def test_auto_searches_only_the_schedules_the_stack_runs():
     every, _ = search_space(shape, 64, 8, ("1f1b", "zb-h1", "zb-v", "dualpipe"))
     assert set(np.unique(every.schedule)) == {ONE_F_ONE_B, ZB_H1, ZB_V, DUALPIPE}
     assert set(every.vp[every.schedule == ZB_V]) == {2.0}
+    hybrid = megatron.shard < megatron.dp * megatron.cp
+    assert hybrid.any() and np.all(megatron.zero[hybrid] >= 1)
+    assert np.all(megatron.shard[hybrid] == 8 / megatron.tp[hybrid])  # one NVLink domain
 
 
 def test_fp8_keeps_a_second_weight_copy_of_the_linear_layers():
