@@ -24,6 +24,9 @@ class SoftwareStack:
     dp_comm_overlap: bool
     pp_p2p_overlap: bool
     grad_reduce_bytes: int
+    # Pipeline schedules the stack implements (pipeline_schedule.SCHEDULES); `auto` searches
+    # only these. Megatron-Core runs 1F1B and its interleaved form.
+    pipeline_schedules: tuple[str, ...] = ("1f1b",)
 
 
 @dataclass(frozen=True)
