@@ -119,7 +119,7 @@ class _Candidates:
         self.times[index] = np.where(allowed, time, _BIG) + self.like
         self.busbws[index] = np.asarray(busbw, dtype=float) + self.like
 
-    def pick(self, only: int | None = None):
+    def fastest(self, only: int | None = None):
         """The fastest candidate, or the `only` one (as NCCL_ALGO forces it)."""
         if only is not None:
             if only not in self.times:
@@ -152,7 +152,7 @@ def collective_time_s(operation, size_bytes, ranks, ranks_per_domain, topology, 
     if operation == "all_reduce":
         _add_all_reduce_hierarchies(candidates, size, n, local, domains, topology)
     only = None if algorithm is None else ALGORITHMS.index(algorithm)
-    time, choice, busbw = candidates.pick(only)
+    time, choice, busbw = candidates.fastest(only)
     trivial = (n <= 1) | (size <= 0)
     return (
         np.where(trivial, 0.0, time),
