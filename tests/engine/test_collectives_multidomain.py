@@ -293,3 +293,17 @@ def test_forcing_an_algorithm_that_cannot_run_is_an_error():
         evaluate_collective("all_reduce", GiB, 8, h100, algorithm="collnet")
     with pytest.raises(ValueError, match="allowed"):
         evaluate_collective("all_reduce", GiB, 8, h100, algorithm="doubletree")
+
+
+def test_mi300x_rings_reach_the_usable_xgmi_mesh_and_no_further():
+    """AMD ROCm blog (2025-03-02), 'Theoretical Performance Claims vs. Achievable': 64 GB/s
+    rated, ~48 GB/s usable per xGMI link, 7 links per GPU: 336 GB/s. A stated ceiling, not an
+    nccl-tests measurement (none found for MI300X: a gap). The mesh has no switch, so no NVLS,
+    and across nodes nothing beats the mesh ring."""
+    one = topology({"gpu_sku": "mi300x-192gb", "gpu_count": 8})
+    assert one.scale_up.nvls_busbw_gb_per_s is None
+    inside = evaluate_collective("all_reduce", 8 * GiB, 8, one)
+    assert inside["busbw_gb_per_s"] == pytest.approx(7 * 48, rel=0.02)
+    four = topology({"gpu_sku": "mi300x-192gb", "gpu_count": 32}, {"in_network_reduction": "off"})
+    across = evaluate_collective("all_reduce", 8 * GiB, 32, four)
+    assert across["busbw_gb_per_s"] <= 7 * 48 * 1.001

@@ -41,6 +41,13 @@ NVLS_BUSBW_PER_LINE_RATE = 480.0 / 450.0
 # 450 = 0.824 (tuning.cc per-link constants, reference [S12]). Used for custom GPUs.
 RING_BUSBW_PER_LINE_RATE = 370.8 / 450.0
 
+# Scale-up links that are not NVLink, by catalog architecture: usable share of the rated
+# one-direction link rate. AMD xGMI (MI300X, CDNA 3): 64 GB/s rated per link, ~48 GB/s usable
+# after CRC and protocol overhead, 75 % (AMD ROCm blog "Understanding RCCL Bandwidth and xGMI
+# Performance on AMD Instinct MI300X", 2025-03-02, section "Theoretical Performance Claims vs.
+# Achievable"); RCCL's rings use all seven links of the full mesh, so 7 x 48 = 336 GB/s.
+RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE = {"CDNA 3": 48.0 / 64.0}
+
 # The NVLink switch generation of each catalog GPU architecture (catalog switches.yaml ids; the
 # switch entry's in_network_reduction says whether it reduces in-switch). HGX B200/B300 boards
 # carry the same NVSwitch gen4 ASIC as the NVL72 switch tray. Ampere's NVSwitch gen2 has no

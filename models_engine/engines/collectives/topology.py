@@ -21,6 +21,7 @@ from models_engine.engines.collectives.constants import (
     PCIE_GEN4_BUSBW_GB_PER_S,
     PCIE_GEN5_BUSBW_GB_PER_S,
     RING_BUSBW_PER_LINE_RATE,
+    RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE,
 )
 
 if TYPE_CHECKING:
@@ -100,6 +101,15 @@ def _catalog_gpu(gpu, catalog):
         return None
 
 
+def ring_share(sku) -> float:
+    """Share of the one-direction scale-up line rate an NCCL / RCCL ring reaches: the link's own
+    figure where the catalog architecture has one (xGMI), else NVLink's."""
+    architecture = sku.architecture if sku is not None else None
+    return RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE.get(
+        architecture or "", RING_BUSBW_PER_LINE_RATE
+    )
+
+
 def nvlink_switch(sku, catalog, switch_sku: str | None):
     """The catalog NVLink switch of the domain: the design's `fabric.nvlink_switch_sku`, else the
     one of the catalog GPU's architecture; None when neither is known."""
@@ -137,7 +147,7 @@ def scale_up_level(
         pcie = PCIE_GEN5_BUSBW_GB_PER_S if sku is not None else PCIE_GEN4_BUSBW_GB_PER_S
         return ScaleUpLevel(max(domain, compute.gpus_per_node), "pcie", pcie, None)
     line_rate = nvlink_total / 2.0  # catalog figures are both directions summed
-    ring = (sku.nccl_nvlink_busbw_gb_per_s if sku else None) or line_rate * RING_BUSBW_PER_LINE_RATE
+    ring = (sku.nccl_nvlink_busbw_gb_per_s if sku else None) or line_rate * ring_share(sku)
     switch = nvlink_switch(sku, catalog, switch_sku)
     measured = sku.nccl_allreduce_busbw_measured_gb_per_s if sku is not None else None
     nvls = None
