@@ -52,12 +52,13 @@ class SwitchSku(CatalogEntry):
             "CollNet) or 'nvls' (NVLink SHARP on an NVSwitch); null = none."
         ),
     )
-    nvls_busbw_per_line_rate: float | None = Field(
+    nvls_algbw_per_line_rate: float | None = Field(
         default=None,
         gt=0,
         description=(
-            "NVLS all-reduce busbw measured with nccl-tests on a domain of this NVSwitch, "
-            "divided by the GPU's one-direction NVLink line rate; null = not measured."
+            "NVLS all-reduce algbw measured with nccl-tests on a domain of this NVSwitch, "
+            "divided by the GPU's one-direction NVLink line rate (algbw, not busbw: it stays "
+            "the same for any group size); null = not measured."
         ),
     )
 

@@ -262,7 +262,7 @@ CUSTOM = {
     "bf16_dense_tflops": 2000,
     "hbm_gb": 192,
     "hbm_bandwidth_tbytes_per_s": 8,
-    "nvlink_gbytes_per_s_per_gpu": 1800,
+    "nvlink_gbytes_per_s_per_gpu": 900,
     "tdp_w": 1000,
     "price_usd": 30000,
 }
@@ -271,9 +271,10 @@ CUSTOM = {
 def test_custom_gpu_gets_nvls_when_its_nvlink_switch_has_it():
     compute = {"custom_gpu": CUSTOM, "gpu_count": 8}
     plain = topology(compute)
-    switched = topology(compute, {"nvlink_switch_sku": "nvlink5-switch-tray"})
+    switched = topology(compute, {"nvlink_switch_sku": "nvswitch-gen3"})
     assert plain.scale_up.nvls_busbw_gb_per_s is None
-    assert switched.scale_up.nvls_busbw_gb_per_s == pytest.approx(900 * 0.9273, rel=0.001)
+    # NVSwitch gen3: NVLS algbw 0.6098 x the 450 GB/s line rate (catalog, from DGX H100 C01)
+    assert switched.scale_up.nvls_algbw_gb_per_s == pytest.approx(450 * 0.6098, rel=0.001)
     result = evaluate_collective("all_reduce", 8 * GiB, 8, switched)
     assert result["algorithm"] == "nvls"
     assert (

@@ -96,10 +96,10 @@ def _hop_s(link: str, algorithm: str) -> float:
     return HOP_LATENCY_US[link][algorithm] * 1e-6
 
 
-def _nvls_algbw(local, nvls_busbw):
-    """NVLS all-reduce algbw inside a domain of `local` members (busbw / the all-reduce
-    factor); a lone member has no intra-domain phase."""
-    return np.where(local > 1, nvls_busbw / bus_factor("all_reduce", np.maximum(local, 2.0)), _BIG)
+def _nvls_algbw(local, nvls_algbw):
+    """NVLS all-reduce algbw inside a domain for a group of `local` members; a lone member has
+    no intra-domain phase."""
+    return np.where(local > 1, nvls_algbw, _BIG)
 
 
 def _chain_algbw(local, topology):
@@ -199,13 +199,13 @@ def _add_all_reduce_hierarchies(candidates, size, n, local, domains, topology):
     )
     candidates.add(TREE, _transfer_s(tree_latency, bus_bytes, tree_busbw), tree_busbw)
 
-    if up.nvls_busbw_gb_per_s:
+    if up.nvls_algbw_gb_per_s:
         nvls_latency = BASE_LATENCY_US["nvls"] * 1e-6 + _hop_s("nvlink", "nvls")
-        nvls = np.full_like(size, up.nvls_busbw_gb_per_s)
+        nvls = up.nvls_algbw_gb_per_s * factor  # constant algbw: busbw grows with n (C02)
         candidates.add(
             NVLS, _transfer_s(nvls_latency, bus_bytes, nvls), nvls, allowed=single & (n > 1)
         )
-        intra = _nvls_algbw(local, up.nvls_busbw_gb_per_s)
+        intra = _nvls_algbw(local, up.nvls_algbw_gb_per_s)
         multi = ~single & (local > 1)
         nvls_tree = np.minimum(intra, boundary * inter_domain_share(domains, False)) * factor
         latency = nvls_latency + 2.0 * log_domains * _hop_s("network", "nvls_tree")

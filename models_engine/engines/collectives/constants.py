@@ -31,11 +31,12 @@ HOP_LATENCY_US = {
 SMALL_MESSAGE_BW_FRACTION = 0.72
 PIPELINE_FILL_S = 85e-6
 
-# NVLS (NVLink SHARP) busbw relative to the one-direction NVLink line rate, from H100:
-# 480 GB/s measured (C01, catalog) / 450 GB/s (18 links x 25 GB/s). The NVLink switch's own
-# catalog figure (nvls_busbw_per_line_rate) comes first; this is the fallback for an NVLS
-# switch without one.
-NVLS_BUSBW_PER_LINE_RATE = 480.0 / 450.0
+# NVLS (NVLink SHARP) all-reduce algbw relative to the one-direction NVLink line rate, from
+# H100: 480.2 GB/s busbw on 8 GPUs (C01) = 274.4 algbw, / 450 GB/s (18 links x 25 GB/s). NVLS
+# algbw hardly depends on the group size (C02: algbw 258 / 265 / 270 / 273 on 5 / 6 / 7 / 8
+# GPUs, busbw 420 -> 480), so busbw = algbw x 2 (n - 1) / n. The NVLink switch's own catalog
+# figure (nvls_algbw_per_line_rate) comes first; this is the fallback for one without.
+NVLS_ALGBW_PER_LINE_RATE = 480.2 / 1.75 / 450.0
 
 # NCCL app-level ring busbw relative to the one-direction NVLink line rate: H100 18 x 20.6 /
 # 450 = 0.824 (tuning.cc per-link constants, reference [S12]). Used for custom GPUs.

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from models_engine.catalog import CatalogLookupError
 from models_engine.engines.collectives.constants import (
     NVLINK_SWITCH_BY_ARCHITECTURE,
-    NVLS_BUSBW_PER_LINE_RATE,
+    NVLS_ALGBW_PER_LINE_RATE,
     PCIE_GEN4_BUSBW_GB_PER_S,
     PCIE_GEN5_BUSBW_GB_PER_S,
     RING_BUSBW_PER_LINE_RATE,
     RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE,
 )
+from models_engine.engines.collectives.conventions import bus_factor
 
 if TYPE_CHECKING:
     from models_engine.engines.fabric.result import SiteFabric
@@ -35,8 +36,15 @@ class ScaleUpLevel:
     gpus: int
     link: str  # "nvlink" or "pcie": selects NCCL's per-hop latency
     ring_busbw_gb_per_s: float  # per GPU, large messages, what an NCCL ring reaches
-    nvls_busbw_gb_per_s: float | None  # NVLink SHARP all-reduce busbw; None = no NVLS
+    nvls_algbw_gb_per_s: float | None  # NVLink SHARP all-reduce algbw, any group; None = none
     switch_sku: str | None = None  # catalog NVLink switch; None = none known (or PCIe)
+
+    @property
+    def nvls_busbw_gb_per_s(self) -> float | None:
+        """NVLS all-reduce busbw over the whole domain (nccl-tests convention)."""
+        if self.nvls_algbw_gb_per_s is None:
+            return None
+        return self.nvls_algbw_gb_per_s * float(bus_factor("all_reduce", max(self.gpus, 2)))
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ class Topology:
                 "link": self.scale_up.link,
                 "ring_busbw_gb_per_s": self.scale_up.ring_busbw_gb_per_s,
                 "nvls_busbw_gb_per_s": self.scale_up.nvls_busbw_gb_per_s,
+                "nvls_algbw_gb_per_s": self.scale_up.nvls_algbw_gb_per_s,
                 "switch_sku": self.scale_up.switch_sku,
             },
             "scale_out": {
@@ -152,8 +161,10 @@ def scale_up_level(
     measured = sku.nccl_allreduce_busbw_measured_gb_per_s if sku is not None else None
     nvls = None
     if switch is not None and switch.in_network_reduction == "nvls":
-        per_line_rate = switch.nvls_busbw_per_line_rate or NVLS_BUSBW_PER_LINE_RATE
-        nvls = measured if measured and measured > ring else line_rate * per_line_rate
+        if measured and measured > ring:  # an NVLS measurement over the SKU's whole domain
+            nvls = measured / float(bus_factor("all_reduce", max(sku.scale_up_domain_gpus, 2)))
+        else:
+            nvls = line_rate * (switch.nvls_algbw_per_line_rate or NVLS_ALGBW_PER_LINE_RATE)
     elif measured:
         # No NVLS (e.g. A100): the measured all-reduce busbw is the ring's ceiling (C04: 230).
         ring = min(ring, measured)
