@@ -179,49 +179,70 @@ def _add_ring(candidates, operation, size, n, local, domains, topology):
 
 
 def _add_all_reduce_hierarchies(candidates, size, n, local, domains, topology):
-    """Tree (both single- and multi-domain), NVLS inside one domain, and the hierarchical
-    algorithms across domains."""
-    up, out = topology.scale_up, topology.scale_out
-    factor = bus_factor("all_reduce", n)
-    bus_bytes = size * factor
-    single = domains <= 1
-    boundary = boundary_busbw_gb_per_s(local, domains, topology)
-    log_domains = np.log2(np.maximum(domains, 1.0))
+    """Tree (single- and multi-domain), NVLS inside one domain, NVLS tree across domains and,
+    where the scale-out switches reduce (SHARP), CollNet and NVLS + SHARP."""
+    shape = _Shape(size, n, local, domains, topology)
+    _add_tree(candidates, shape, topology)
+    if topology.scale_up.nvls_algbw_gb_per_s:
+        _add_nvls(candidates, shape, topology)
+    if topology.scale_out.in_network_reduction:
+        _add_collnet(candidates, shape, topology)
 
-    tree_busbw = np.where(
-        single,
-        up.ring_busbw_gb_per_s,
-        np.minimum(_chain_algbw(local, topology), boundary * inter_domain_share(domains, False))
-        * factor,
-    )
-    tree_latency = BASE_LATENCY_US["tree"] * 1e-6 + 2.0 * (
-        (local - 1.0) * _hop_s(up.link, "tree") + log_domains * _hop_s("network", "tree")
-    )
-    candidates.add(TREE, _transfer_s(tree_latency, bus_bytes, tree_busbw), tree_busbw)
 
-    if up.nvls_algbw_gb_per_s:
-        nvls_latency = BASE_LATENCY_US["nvls"] * 1e-6 + _hop_s("nvlink", "nvls")
-        nvls = up.nvls_algbw_gb_per_s * factor  # constant algbw: busbw grows with n (C02)
-        candidates.add(
-            NVLS, _transfer_s(nvls_latency, bus_bytes, nvls), nvls, allowed=single & (n > 1)
-        )
-        intra = _nvls_algbw(local, up.nvls_algbw_gb_per_s)
-        multi = ~single & (local > 1)
-        nvls_tree = np.minimum(intra, boundary * inter_domain_share(domains, False)) * factor
-        latency = nvls_latency + 2.0 * log_domains * _hop_s("network", "nvls_tree")
-        candidates.add(
-            NVLS_TREE, _transfer_s(latency, bus_bytes, nvls_tree), nvls_tree, allowed=multi
-        )
-        if out.in_network_reduction:
-            nvls_sharp = np.minimum(intra, boundary) * factor
-            latency = nvls_latency + _hop_s("network", "nvls_sharp")
-            candidates.add(
-                NVLS_SHARP, _transfer_s(latency, bus_bytes, nvls_sharp), nvls_sharp, allowed=multi
-            )
-    if out.in_network_reduction:
-        collnet = np.minimum(_chain_algbw(local, topology), boundary) * factor
-        latency = 2.0 * (local - 1.0) * _hop_s(up.link, "collnet") + _hop_s("network", "collnet")
-        candidates.add(COLLNET, _transfer_s(latency, bus_bytes, collnet), collnet, allowed=~single)
+class _Shape:
+    """What every all-reduce candidate needs about the group."""
+
+    def __init__(self, size, n, local, domains, topology):
+        self.n, self.local, self.domains = n, local, domains
+        self.factor = bus_factor("all_reduce", n)
+        self.bus_bytes = size * self.factor
+        self.single = domains <= 1
+        self.multi = ~self.single & (local > 1)
+        self.boundary = boundary_busbw_gb_per_s(local, domains, topology)
+        self.log_domains = np.log2(np.maximum(domains, 1.0))
+
+
+def _add_tree(candidates, shape, topology):
+    up = topology.scale_up
+    across = np.minimum(
+        _chain_algbw(shape.local, topology),
+        shape.boundary * inter_domain_share(shape.domains, False),
+    )
+    busbw = np.where(shape.single, up.ring_busbw_gb_per_s, across * shape.factor)
+    latency = BASE_LATENCY_US["tree"] * 1e-6 + 2.0 * (
+        (shape.local - 1.0) * _hop_s(up.link, "tree")
+        + shape.log_domains * _hop_s("network", "tree")
+    )
+    candidates.add(TREE, _transfer_s(latency, shape.bus_bytes, busbw), busbw)
+
+
+def _add_nvls(candidates, shape, topology):
+    """NVLS inside one domain (constant algbw, so busbw grows with the group: C02), and NVLS
+    reduce-scatter / all-gather inside each domain around a tree across domains."""
+    algbw = topology.scale_up.nvls_algbw_gb_per_s
+    latency = BASE_LATENCY_US["nvls"] * 1e-6 + _hop_s("nvlink", "nvls")
+    inside = algbw * shape.factor
+    time = _transfer_s(latency, shape.bus_bytes, inside)
+    candidates.add(NVLS, time, inside, allowed=shape.single & (shape.n > 1))
+    intra = _nvls_algbw(shape.local, algbw)
+    share = inter_domain_share(shape.domains, False)
+    tree = np.minimum(intra, shape.boundary * share) * shape.factor
+    tree_latency = latency + 2.0 * shape.log_domains * _hop_s("network", "nvls_tree")
+    time = _transfer_s(tree_latency, shape.bus_bytes, tree)
+    candidates.add(NVLS_TREE, time, tree, allowed=shape.multi)
+    if topology.scale_out.in_network_reduction:
+        sharp = np.minimum(intra, shape.boundary) * shape.factor
+        time = _transfer_s(latency + _hop_s("network", "nvls_sharp"), shape.bus_bytes, sharp)
+        candidates.add(NVLS_SHARP, time, sharp, allowed=shape.multi)
+
+
+def _add_collnet(candidates, shape, topology):
+    """CollNet chain: a chain to the NIC inside each domain, SHARP reduces across domains."""
+    up = topology.scale_up
+    busbw = np.minimum(_chain_algbw(shape.local, topology), shape.boundary) * shape.factor
+    latency = 2.0 * (shape.local - 1.0) * _hop_s(up.link, "collnet") + _hop_s("network", "collnet")
+    time = _transfer_s(latency, shape.bus_bytes, busbw)
+    candidates.add(COLLNET, time, busbw, allowed=~shape.single)
 
 
 def _send_recv(size, n, local, topology):
