@@ -9,9 +9,12 @@ was taken from (the NVLink5 switch's NVLS busbw); every other point is check-onl
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models_engine.catalog import load_catalog
 from models_engine.engines.collectives import evaluate_collective, topology_from_fabric
+from models_engine.engines.collectives.algorithms import boundary_busbw_gb_per_s
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
@@ -308,3 +311,33 @@ def test_mi300x_rings_reach_the_usable_xgmi_mesh_and_no_further():
     four = topology({"gpu_sku": "mi300x-192gb", "gpu_count": 32}, {"in_network_reduction": "off"})
     across = evaluate_collective("all_reduce", 8 * GiB, 32, four)
     assert across["busbw_gb_per_s"] <= 7 * 48 * 1.001
+
+
+PROPERTY_TOPOLOGIES = {
+    "hgx-sharp": lambda: topology({"gpu_sku": "h100-sxm-80gb", "gpu_count": 512}),
+    "hgx": lambda: topology(
+        {"gpu_sku": "h100-sxm-80gb", "gpu_count": 512}, {"in_network_reduction": "off"}
+    ),
+    "nvl72": lambda: gb200(8),
+    "nvl72-sharp": lambda: gb200(8, {"in_network_reduction": "auto"}),
+}
+_BUILT: dict = {}
+
+
+@given(
+    name=st.sampled_from(sorted(PROPERTY_TOPOLOGIES)),
+    size=st.floats(min_value=1e3, max_value=2**34),
+    domains=st.integers(min_value=2, max_value=8),
+    fill=st.floats(min_value=0.0, max_value=1.0),
+)
+@settings(max_examples=60, deadline=None)
+def test_across_domains_no_all_reduce_beats_the_boundary_nics(name, size, domains, fill):
+    """Each domain must send its reduced share out and take the result in through its boundary
+    NICs at least once (with or without SHARP), so algbw <= boundary bandwidth."""
+    if name not in _BUILT:
+        _BUILT[name] = PROPERTY_TOPOLOGIES[name]()
+    topo = _BUILT[name]
+    local = max(1, round(fill * topo.scale_up.gpus))
+    result = evaluate_collective("all_reduce", size, local * domains, topo, ranks_per_domain=local)
+    boundary = float(boundary_busbw_gb_per_s(local, float(domains), topo))
+    assert result["algbw_gb_per_s"] <= boundary * 1.0001
