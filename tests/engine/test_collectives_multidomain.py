@@ -286,9 +286,11 @@ def test_custom_gpu_gets_nvls_when_its_nvlink_switch_has_it():
     )
 
 
-def test_nvlink_switch_must_be_an_nvlink_switch():
-    with pytest.raises(ValueError, match=r"fabric\.nvlink_switch_sku"):
+def test_nvlink_switch_must_be_an_nvlink_switch_in_the_catalog():
+    with pytest.raises(ValueError, match=r"fabric\.nvlink_switch_sku.*nvswitch-gen3"):
         topology({"custom_gpu": CUSTOM, "gpu_count": 8}, {"nvlink_switch_sku": "nvidia-qm9700"})
+    with pytest.raises(ValueError, match=r"fabric\.nvlink_switch_sku.*nvswitch-gen9"):
+        topology({"custom_gpu": CUSTOM, "gpu_count": 8}, {"nvlink_switch_sku": "nvswitch-gen9"})
 
 
 def test_forcing_an_algorithm_that_cannot_run_is_an_error():

@@ -127,7 +127,10 @@ def nvlink_switch(sku, catalog, switch_sku: str | None):
         chosen = NVLINK_SWITCH_BY_ARCHITECTURE.get(sku.architecture or "")
     if chosen is None:
         return None
-    switch = catalog.get("switches", chosen)
+    try:
+        switch = catalog.get("switches", chosen)
+    except CatalogLookupError as exc:
+        raise ValueError(f"fabric.nvlink_switch_sku: {exc}") from exc
     if switch.fabric != "nvlink":
         raise ValueError(
             f"fabric.nvlink_switch_sku: {chosen!r} is a {switch.fabric} switch; allowed: the "
