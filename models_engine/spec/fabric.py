@@ -171,12 +171,12 @@ class Fabric(SpecModel):
         RoceSettings(), description="RoCE lossless settings (ignored for InfiniBand)."
     )
     in_network_reduction: Literal["auto", "off"] = spec_field(
-        "auto",
+        "off",
         unit="enum",
         description=(
-            "InfiniBand SHARP reductions in the scale-out switches (NCCL CollNet): auto = used "
-            "where the switch supports SHARP and the fabric is rail-optimized; off = never. "
-            "NCCL's own default is off: it needs NCCL_COLLNET_ENABLE=1 and the SHARP plugin."
+            "InfiniBand SHARP reductions in the scale-out switches (NCCL CollNet): off = never "
+            "(NCCL's own default); auto = used where the switch supports SHARP and the fabric is "
+            "rail-optimized, as when the job sets NCCL_COLLNET_ENABLE=1 with the SHARP plugin."
         ),
     )
     nvlink_switch_sku: str | None = spec_field(

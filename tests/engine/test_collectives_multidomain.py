@@ -66,7 +66,9 @@ SYSTEMS = {
     "gb200-1": lambda: gb200(1),
     "gb200-2": lambda: gb200(2),
     "gb200-20": lambda: gb200(20),
-    "h100-8n-sharp": lambda: topology({"gpu_sku": "h100-sxm-80gb", "gpu_count": 64}),
+    "h100-8n-sharp": lambda: topology(
+        {"gpu_sku": "h100-sxm-80gb", "gpu_count": 64}, {"in_network_reduction": "auto"}
+    ),
     "h200-248n": lambda: topology(
         {"gpu_sku": "h200-sxm-141gb", "gpu_count": 1984}, {"in_network_reduction": "off"}
     ),
@@ -229,8 +231,8 @@ def test_a_ring_leaves_the_domain_through_one_trays_nics_not_the_racks():
 
 def test_sharp_removes_the_trees_extra_traffic_beyond_two_domains():
     compute = {"gpu_sku": "h100-sxm-80gb", "gpu_count": 128}
-    with_sharp = topology(compute)
-    without = topology(compute, {"in_network_reduction": "off"})
+    with_sharp = topology(compute, {"in_network_reduction": "auto"})
+    without = topology(compute)  # off: NCCL's default
     assert with_sharp.scale_out.in_network_reduction
     assert not without.scale_out.in_network_reduction
     on = evaluate_collective("all_reduce", 8 * GiB, 128, with_sharp)
