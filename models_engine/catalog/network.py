@@ -45,6 +45,22 @@ class SwitchSku(CatalogEntry):
     )
     rack_units: int | None = Field(default=None, ge=1, description="Height, U (null for chips).")
     price_usd: float | None = Field(default=None, gt=0, description="Price per switch, USD.")
+    in_network_reduction: Literal["sharp", "nvls"] | None = Field(
+        default=None,
+        description=(
+            "Reduction the switch performs in-network: 'sharp' (InfiniBand SHARP, used by NCCL "
+            "CollNet) or 'nvls' (NVLink SHARP on an NVSwitch); null = none."
+        ),
+    )
+    nvls_algbw_per_line_rate: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "NVLS all-reduce algbw measured with nccl-tests on a domain of this NVSwitch, "
+            "divided by the GPU's one-direction NVLink line rate (algbw, not busbw: it stays "
+            "the same for any group size); null = not measured."
+        ),
+    )
 
     @property
     def switching_capacity_tbit_per_s(self) -> float:

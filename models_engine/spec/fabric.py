@@ -170,6 +170,25 @@ class Fabric(SpecModel):
     roce: RoceSettings = section_field(
         RoceSettings(), description="RoCE lossless settings (ignored for InfiniBand)."
     )
+    in_network_reduction: Literal["auto", "off"] = spec_field(
+        "off",
+        unit="enum",
+        description=(
+            "InfiniBand SHARP reductions in the scale-out switches (NCCL CollNet): off = never "
+            "(NCCL's own default); auto = used where the switch supports SHARP and the fabric is "
+            "rail-optimized, as when the job sets NCCL_COLLNET_ENABLE=1 with the SHARP plugin."
+        ),
+    )
+    nvlink_switch_sku: str | None = spec_field(
+        None,
+        unit="catalog id",
+        description=(
+            "Catalog NVLink switch the scale-up domain is built from (nvswitch-gen3, "
+            "nvlink5-switch-tray); it decides in-switch all-reduce (NVLS). null = the catalog "
+            "GPU's own switch; a custom GPU gets NVLS only when this names a switch that has it."
+        ),
+        pattern=CATALOG_ID_PATTERN,
+    )
     frontend_network: AuxiliaryNetwork = section_field(
         AuxiliaryNetwork(mode="separate", nic_speed_gbps=200, nics_per_node=1),
         description="In-band management and user-facing network.",

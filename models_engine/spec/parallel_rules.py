@@ -76,13 +76,9 @@ def _check_pipeline_split(workload: Workload, par: Parallelism, issues: RuleViol
     uneven = [n for n in (first, last) if n is not None]
     middle_layers = workload.layers - sum(uneven)
     middle_stages = par.pp - len(uneven)
-    for name, n in (("first_stage_layers", first), ("last_stage_layers", last)):
-        if n is not None and n % v:
-            issues.add(
-                f"parallelism.{name}",
-                f"{name} ({n}) must be a multiple of virtual_stages ({v})",
-                {"multiple_of": v},
-            )
+    # The first / last stage need not be a multiple of virtual_stages: their chunks may
+    # differ in size or be empty (Megatron-Core --pipeline-model-parallel-layout; Llama 3
+    # 405B ran 126 layers as 7 + 14 x 8 + 7 on 16 stages, interleaved).
     if middle_stages == 0:
         if middle_layers != 0:
             issues.add(

@@ -49,6 +49,17 @@ class MixtureOfExperts(SpecModel):
         ge=0,
         le=1000,
     )
+    mtp_modules: int = spec_field(
+        0,
+        unit="count",
+        description=(
+            "Multi-token prediction modules (DeepSeek-V3: 1). Each adds a 2h x h projection, "
+            "one MoE transformer block and one more pass through the shared output head and "
+            "loss, on the last pipeline stage."
+        ),
+        ge=0,
+        le=8,
+    )
 
 
 ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")
@@ -119,6 +130,27 @@ class Parallelism(SpecModel):
     recompute: Literal["none", "selective", "full"] = spec_field(
         "selective", unit="enum", description="Activation recomputation policy."
     )
+    pipeline_schedule: Literal["1f1b", "zb-h1", "zb-v", "dualpipe"] = spec_field(
+        "1f1b",
+        unit="enum",
+        description=(
+            "Pipeline schedule: '1f1b' (Narayanan et al. 2021; interleaved when "
+            "virtual_stages > 1), 'zb-h1' / 'zb-v' (zero bubble, Qi et al. 2023: zb-v holds "
+            "two chunks per rank, virtual_stages = 2), 'dualpipe' (DeepSeek-V3: two stages "
+            "per rank, pp even)."
+        ),
+    )
+    shard_group_size: int | None = spec_field(
+        None,
+        unit="GPUs",
+        description=(
+            "Ranks the ZeRO / FSDP states are sharded over; smaller than dp x cp = hybrid "
+            "sharding (HSDP: shard inside the group, all-reduce across groups); null = all "
+            "dp x cp ranks."
+        ),
+        ge=1,
+        le=1_000_000,
+    )
 
     @model_validator(mode="after")
     def _check_layout(self) -> Parallelism:
@@ -136,8 +168,40 @@ class Parallelism(SpecModel):
                 "first_stage_layers / last_stage_layers need pp >= 2",
                 {"ge": 2},
             )
+        self._check_schedule(issues)
+        self._check_shard_group(issues)
         issues.raise_if_any()
         return self
+
+    def _check_schedule(self, issues: RuleViolations) -> None:
+        chunks = {"zb-h1": 1, "zb-v": 2, "dualpipe": 1}.get(self.pipeline_schedule)
+        if chunks is None:
+            return
+        if self.pp < 2:
+            issues.add("pipeline_schedule", f"'{self.pipeline_schedule}' needs pp >= 2")
+        if self.virtual_stages != chunks:
+            issues.add(
+                "virtual_stages",
+                f"pipeline_schedule '{self.pipeline_schedule}' runs {chunks} chunk(s) per "
+                f"pipeline rank: virtual_stages must be {chunks}",
+                {"eq": chunks},
+            )
+        if self.pipeline_schedule == "dualpipe" and self.pp % 2:
+            issues.add("pp", "dualpipe pairs stage i with stage pp-1-i: pp must be even")
+
+    def _check_shard_group(self, issues: RuleViolations) -> None:
+        group = self.shard_group_size
+        if group is None:
+            return
+        ranks = self.dp * self.cp
+        if ranks % group:
+            issues.add(
+                "shard_group_size",
+                f"shard_group_size ({group}) must divide dp x cp ({ranks})",
+                {"one_of": divisors(ranks)},
+            )
+        if self.zero_stage == 0:
+            issues.add("shard_group_size", "shard_group_size needs zero_stage >= 1 or 'fsdp'")
 
 
 class LatencySlo(SpecModel):

@@ -35,7 +35,8 @@ def topology(*args, **kwargs):
     """The hierarchy on the fabric the fabric engine builds for the design."""
     spec = design(*args, **kwargs)
     fabric = evaluate_fabric(spec, CATALOG).primary
-    return topology_from_fabric(spec.compute, resolve_gpu(spec.compute, CATALOG), CATALOG, fabric)
+    gpu = resolve_gpu(spec.compute, CATALOG)
+    return topology_from_fabric(spec.compute, gpu, CATALOG, fabric, settings=spec.fabric)
 
 
 # C01: DGX H100, 8 GPUs, all_reduce_perf (NVLS default), float sum: size -> time us.
@@ -80,6 +81,29 @@ def test_large_all_reduce_inside_h100_node_uses_nvls_at_480_busbw():
     assert result["busbw_gb_per_s"] == pytest.approx(480, rel=0.02)  # C01 / C02
 
 
+# C02 (nccl #1455): NCCL_ALGO=NVLS busbw by GPUs in one H100 node, 2 GiB - 4 GiB messages.
+C02_NVLS_BUSBW = {5: 420.0, 6: 440.0, 7: 460.0, 8: 480.0}
+C02_RING_BUSBW = 370.0  # ring busbw, 2 - 8 GPUs; NVLS also shows ~370 on 2 - 4 GPUs
+
+
+def test_nvls_busbw_grows_with_the_group_as_its_algbw_stays():
+    h100 = topology()
+    print(f"\n{'GPUs':>4s} {'measured':>9s} {'model':>7s} {'error':>7s} algorithm")
+    for gpus, measured in C02_NVLS_BUSBW.items():
+        result = evaluate_collective("all_reduce", 4 * 2**30, gpus, h100)
+        error = result["busbw_gb_per_s"] / measured - 1
+        print(
+            f"{gpus:4d} {measured:9.1f} {result['busbw_gb_per_s']:7.1f} {error:+7.1%} "
+            f"{result['algorithm']}"
+        )
+        assert result["algorithm"] == "nvls"
+        assert abs(error) < 0.05
+    for gpus in (2, 3):  # NVLS algbw x 2 (n - 1) / n is below the ring here: the tuner rings
+        result = evaluate_collective("all_reduce", 4 * 2**30, gpus, h100)
+        assert result["algorithm"] == "ring"
+        assert result["busbw_gb_per_s"] == pytest.approx(C02_RING_BUSBW, rel=0.03)
+
+
 def test_ring_all_gather_inside_h100_node_reaches_ring_busbw():
     result = evaluate_collective("all_gather", 8 * 2**30, 8, topology())
     assert result["algorithm"] == "ring"
@@ -92,15 +116,18 @@ def test_a100_all_reduce_busbw_near_230():
 
 
 def test_one_gpu_per_node_ring_is_bound_by_one_ndr_nic():
-    """C06: 46-49 GB/s per NDR NIC."""
-    result = evaluate_collective("all_reduce", 4 * 2**30, 16, topology(), ranks_per_domain=1)
+    """C06: 46-49 GB/s per NDR NIC (rings, no SHARP: NCCL's default)."""
+    no_sharp = topology(in_network_reduction="off")
+    result = evaluate_collective("all_reduce", 4 * 2**30, 16, no_sharp, ranks_per_domain=1)
     assert result["level"] == "scale_out"
     assert 44 <= result["busbw_gb_per_s"] <= 49
 
 
 def test_full_nodes_use_every_rail():
-    """Eight GPUs per node drive eight NICs: busbw ~ 8 x 48, capped by the NVLink ring."""
-    result = evaluate_collective("all_reduce", 4 * 2**30, 64, topology(), ranks_per_domain=8)
+    """Eight GPUs per node drive eight NICs: busbw ~ 8 x 48, capped by the NVLink ring (no
+    SHARP: with it the switches reduce and busbw is no longer bounded by the NICs)."""
+    no_sharp = topology(in_network_reduction="off")
+    result = evaluate_collective("all_reduce", 4 * 2**30, 64, no_sharp, ranks_per_domain=8)
     assert 340 <= result["busbw_gb_per_s"] <= 385
 
 

@@ -171,3 +171,20 @@ def test_deepseek_v3_dgx_cloud_step_time(rows):
 def test_moe_overheads_are_exposed(rows):
     for name, _, _, _, breakdown in rows:
         assert breakdown["ep_comm_exposed"] > 0, name
+
+
+# DeepSeek-V3 model card (deepseek-ai/DeepSeek-V3 README, "Model Summary"): 685B on Hugging
+# Face = 671B main model + 14B multi-token prediction module; the module's checkpoint also
+# stores the embedding and output head it shares with the main model (2 x 129280 x 7168).
+MTP_PUBLISHED_B = 14.0 - 2 * 129280 * 7168 / 1e9
+
+
+def test_a_multi_token_prediction_module_adds_its_published_weights_and_last_stage_work():
+    doc = deepseek_v3("h100-sxm-80gb", 512, 2, 8, 64, 32, 4096)
+    plain = run(doc)
+    doc["workload"]["moe"]["mtp_modules"] = 1
+    mtp = run(doc)
+    added = mtp["model"]["parameters_total_b"] - plain["model"]["parameters_total_b"]
+    print(f"\nMTP module: model {added:.2f} B, published {MTP_PUBLISHED_B:.2f} B")
+    assert added == pytest.approx(MTP_PUBLISHED_B, rel=0.05)
+    assert mtp["step_time_s"] > plain["step_time_s"]

@@ -56,19 +56,24 @@ def llama_on_gb200(size: str, precision: str, parallelism: dict, gpus: int) -> d
 # NVIDIA Technical Blog "Train Models Faster with JAX and MaxText Using NVFP4 on NVIDIA
 # Blackwell" (June 2026): per-GPU throughput NVFP4 / FP8 on GB200, same batch and
 # parallelism: Llama 3 8B 1.35x, Llama 3.1 405B 1.44x (GB300: 1.31x, 1.73x). The blog does not
-# give the layouts; these are ASSUMED (FSDP for 8B, TP4 + FSDP with full remat for 405B).
+# give the layouts; these are ASSUMED: FSDP for 8B; for 405B a tensor + pipeline layout
+# without parameter sharding (TP4 PP9 CP2, interleaved), as per-layer ZeRO-3 gathers would
+# turn a compute ratio into a communication one.
 NVFP4_OVER_FP8_GB200 = {
     "8b": (1.35, {"dp": 72, "zero_stage": "fsdp", "micro_batch_size": 2, "recompute": "none"}, 72),
     "405b": (
         1.44,
         {
             "tp": 4,
-            "dp": 72,
-            "zero_stage": "fsdp",
-            "recompute": "full",
+            "pp": 9,
+            "cp": 2,
+            "dp": 8,
+            "virtual_stages": 7,
+            "zero_stage": 1,
             "sequence_parallel": True,
+            "recompute": "none",
         },
-        288,
+        576,
     ),
 }
 RATIO_TOLERANCE = 0.10

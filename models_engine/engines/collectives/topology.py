@@ -3,8 +3,10 @@ the scale-out fabric. The scale-out level is the network the fabric engine built
 (`SiteFabric.network_for_performance` and its scale-out sizing): this module sizes nothing. What
 the WAN between sites adds is the regions engine's.
 
-`topology_from_fabric(compute, gpu, catalog, fabric)` builds it; a use without a pipeline (the
-scaling sweep, a benchmark) calls the fabric engine first (`evaluate_fabric(spec, catalog)`)."""
+`topology_from_fabric(compute, gpu, catalog, fabric, settings=spec.fabric)` builds it; a use
+without a pipeline (the scaling sweep, a benchmark) calls the fabric engine first
+(`evaluate_fabric(spec, catalog)`). In-switch reduction comes from the catalog switch entries
+(`in_network_reduction`: NVLS on the NVLink switch, SHARP on the scale-out switch)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,14 @@ from typing import TYPE_CHECKING
 
 from models_engine.catalog import CatalogLookupError
 from models_engine.engines.collectives.constants import (
-    NVLS_ARCHITECTURES,
-    NVLS_BUSBW_PER_LINE_RATE,
+    NVLINK_SWITCH_BY_ARCHITECTURE,
+    NVLS_ALGBW_PER_LINE_RATE,
     PCIE_GEN4_BUSBW_GB_PER_S,
     PCIE_GEN5_BUSBW_GB_PER_S,
     RING_BUSBW_PER_LINE_RATE,
+    RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE,
 )
+from models_engine.engines.collectives.conventions import bus_factor
 
 if TYPE_CHECKING:
     from models_engine.engines.fabric.result import SiteFabric
@@ -32,7 +36,15 @@ class ScaleUpLevel:
     gpus: int
     link: str  # "nvlink" or "pcie": selects NCCL's per-hop latency
     ring_busbw_gb_per_s: float  # per GPU, large messages, what an NCCL ring reaches
-    nvls_busbw_gb_per_s: float | None  # NVLink SHARP all-reduce busbw; None = no NVLS
+    nvls_algbw_gb_per_s: float | None  # NVLink SHARP all-reduce algbw, any group; None = none
+    switch_sku: str | None = None  # catalog NVLink switch; None = none known (or PCIe)
+
+    @property
+    def nvls_busbw_gb_per_s(self) -> float | None:
+        """NVLS all-reduce busbw over the whole domain (nccl-tests convention)."""
+        if self.nvls_algbw_gb_per_s is None:
+            return None
+        return self.nvls_algbw_gb_per_s * float(bus_factor("all_reduce", max(self.gpus, 2)))
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,8 @@ class ScaleOutLevel:
     spine_oversubscription: float
     max_switch_hops: int
     technology: str
+    rails: int | None = None  # rail-optimized: one rail per NIC of a node; None = ToR leaves
+    in_network_reduction: bool = False  # SHARP in the switches, enabled and usable (rails)
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ class Topology:
                 "link": self.scale_up.link,
                 "ring_busbw_gb_per_s": self.scale_up.ring_busbw_gb_per_s,
                 "nvls_busbw_gb_per_s": self.scale_up.nvls_busbw_gb_per_s,
+                "nvls_algbw_gb_per_s": self.scale_up.nvls_algbw_gb_per_s,
+                "switch_sku": self.scale_up.switch_sku,
             },
             "scale_out": {
                 "nic_busbw_gb_per_s_per_gpu": self.scale_out.nic_busbw_gb_per_s_per_gpu,
@@ -76,6 +92,9 @@ class Topology:
                 "leaf_oversubscription": self.scale_out.leaf_oversubscription,
                 "spine_oversubscription": self.scale_out.spine_oversubscription,
                 "max_switch_hops": self.scale_out.max_switch_hops,
+                "rails": self.scale_out.rails,
+                "gpus_per_node": self.gpus_per_node,
+                "in_network_reduction": self.scale_out.in_network_reduction,
                 "source": "fabric engine (network_for_performance)",
             },
         }
@@ -91,9 +110,47 @@ def _catalog_gpu(gpu, catalog):
         return None
 
 
-def scale_up_level(compute, gpu, catalog, *, domain_gpus: int, nvlink_total: float) -> ScaleUpLevel:
+def ring_share(sku) -> float:
+    """Share of the one-direction scale-up line rate an NCCL / RCCL ring reaches: the link's own
+    figure where the catalog architecture has one (xGMI), else NVLink's."""
+    architecture = sku.architecture if sku is not None else None
+    return RING_BUSBW_PER_LINE_RATE_BY_ARCHITECTURE.get(
+        architecture or "", RING_BUSBW_PER_LINE_RATE
+    )
+
+
+def nvlink_switch(sku, catalog, switch_sku: str | None):
+    """The catalog NVLink switch of the domain: the design's `fabric.nvlink_switch_sku`, else the
+    one of the catalog GPU's architecture; None when neither is known."""
+    chosen = switch_sku
+    if chosen is None and sku is not None:
+        chosen = NVLINK_SWITCH_BY_ARCHITECTURE.get(sku.architecture or "")
+    if chosen is None:
+        return None
+    try:
+        switch = catalog.get("switches", chosen)
+    except CatalogLookupError as exc:
+        raise ValueError(f"fabric.nvlink_switch_sku: {exc}") from exc
+    if switch.fabric != "nvlink":
+        raise ValueError(
+            f"fabric.nvlink_switch_sku: {chosen!r} is a {switch.fabric} switch; allowed: the "
+            "catalog's NVLink switches (fabric 'nvlink', e.g. nvswitch-gen3, nvlink5-switch-tray)"
+        )
+    return switch
+
+
+def scale_up_level(
+    compute,
+    gpu,
+    catalog,
+    *,
+    domain_gpus: int,
+    nvlink_total: float,
+    switch_sku: str | None = None,
+) -> ScaleUpLevel:
     """The NVLink domain of `domain_gpus` GPUs at `nvlink_total` GB/s per GPU (both directions,
-    the fabric engine's scale-up figures); NCCL's busbw on it from the catalog SKU."""
+    the fabric engine's scale-up figures); NCCL's busbw on it from the catalog SKU, and NVLS
+    wherever the domain's NVLink switch reduces in-switch (custom GPUs included)."""
     domain = domain_gpus
     sku = _catalog_gpu(gpu, catalog)
     if compute.nvlink_domain.kind == "pcie" or nvlink_total <= 0:
@@ -102,19 +159,37 @@ def scale_up_level(compute, gpu, catalog, *, domain_gpus: int, nvlink_total: flo
         pcie = PCIE_GEN5_BUSBW_GB_PER_S if sku is not None else PCIE_GEN4_BUSBW_GB_PER_S
         return ScaleUpLevel(max(domain, compute.gpus_per_node), "pcie", pcie, None)
     line_rate = nvlink_total / 2.0  # catalog figures are both directions summed
-    ring = (sku.nccl_nvlink_busbw_gb_per_s if sku else None) or line_rate * RING_BUSBW_PER_LINE_RATE
+    ring = (sku.nccl_nvlink_busbw_gb_per_s if sku else None) or line_rate * ring_share(sku)
+    switch = nvlink_switch(sku, catalog, switch_sku)
+    measured = sku.nccl_allreduce_busbw_measured_gb_per_s if sku is not None else None
     nvls = None
-    if sku is not None and sku.architecture in NVLS_ARCHITECTURES:
-        measured = sku.nccl_allreduce_busbw_measured_gb_per_s
-        nvls = measured if measured and measured > ring else line_rate * NVLS_BUSBW_PER_LINE_RATE
-    elif sku is not None and sku.nccl_allreduce_busbw_measured_gb_per_s:
+    if switch is not None and switch.in_network_reduction == "nvls":
+        if measured and measured > ring:  # an NVLS measurement over the SKU's whole domain
+            nvls = measured / float(bus_factor("all_reduce", max(sku.scale_up_domain_gpus, 2)))
+        else:
+            nvls = line_rate * (switch.nvls_algbw_per_line_rate or NVLS_ALGBW_PER_LINE_RATE)
+    elif measured:
         # No NVLS (e.g. A100): the measured all-reduce busbw is the ring's ceiling (C04: 230).
-        ring = min(ring, sku.nccl_allreduce_busbw_measured_gb_per_s)
-    return ScaleUpLevel(domain, "nvlink", ring, nvls)
+        ring = min(ring, measured)
+    return ScaleUpLevel(domain, "nvlink", ring, nvls, switch.id if switch else None)
 
 
-def scale_out_level(fabric: SiteFabric) -> ScaleOutLevel:
-    """The scale-out level of one site's fabric, read from the fabric engine's result."""
+def sharp_usable(fabric: SiteFabric, catalog, settings) -> bool:
+    """SHARP reduces in the scale-out switches when the design allows it, the switch has it and
+    the fabric is rail-optimized: NCCL runs one aggregation flow per NIC rail and the SHARP
+    plugin needs every leaf to hold one rail of all servers (NVIDIA HPC-X 2.26 manual,
+    NCCL-RDMA-SHARP plugins)."""
+    if settings is not None and settings.in_network_reduction == "off":
+        return False
+    if fabric.scale_out.rails is None:
+        return False
+    switch = catalog.get("switches", fabric.scale_out.switch_sku)
+    return switch.in_network_reduction == "sharp"
+
+
+def scale_out_level(fabric: SiteFabric, catalog=None, settings=None) -> ScaleOutLevel:
+    """The scale-out level of one site's fabric, read from the fabric engine's result; SHARP
+    needs the `catalog` (switch entry) and the design's fabric `settings`."""
     network, scale_out = fabric.network_for_performance, fabric.scale_out
     # Rail-optimized: a scalable unit's nodes share one leaf per rail; ToR: the leaf's nodes
     # (0 when one node's ports span several leaves: every inter-node flow crosses leaves).
@@ -135,12 +210,16 @@ def scale_out_level(fabric: SiteFabric) -> ScaleOutLevel:
         spine_oversubscription=network.oversubscription["spine"],
         max_switch_hops=network.max_switch_hops,
         technology=scale_out.technology,
+        rails=network.rails,
+        in_network_reduction=catalog is not None and sharp_usable(fabric, catalog, settings),
     )
 
 
-def topology_from_fabric(compute, gpu, catalog, fabric: SiteFabric) -> Topology:
+def topology_from_fabric(compute, gpu, catalog, fabric: SiteFabric, settings=None) -> Topology:
     """The hierarchy a single-site step runs on: the NVLink domain and the scale-out fabric of
-    `fabric` (a `SiteFabric` from the fabric engine, normally `FabricResult.primary`)."""
+    `fabric` (a `SiteFabric` from the fabric engine, normally `FabricResult.primary`).
+    `settings` is the design's `fabric` section (SHARP on/off, the NVLink switch); None = the
+    defaults."""
     network = fabric.network_for_performance
     return Topology(
         scale_up=scale_up_level(
@@ -149,7 +228,8 @@ def topology_from_fabric(compute, gpu, catalog, fabric: SiteFabric) -> Topology:
             catalog,
             domain_gpus=network.nvlink_domain_gpus,
             nvlink_total=network.nvlink_gbytes_per_s_per_gpu,
+            switch_sku=settings.nvlink_switch_sku if settings is not None else None,
         ),
-        scale_out=scale_out_level(fabric),
+        scale_out=scale_out_level(fabric, catalog, settings),
         gpus_per_node=compute.gpus_per_node,
     )

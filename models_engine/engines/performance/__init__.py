@@ -46,7 +46,9 @@ def evaluate_performance(
     time to train, collectives, `auto` (for "auto" parallelism) and, for inference designs, the
     inference section; on the network of `fabric.primary` (the site with the most GPUs), its
     I/O stall read from that site's `storage_supply` (inference reads no training data)."""
-    topology = topology_from_fabric(spec.compute, gpu, catalog, fabric.primary)
+    topology = topology_from_fabric(
+        spec.compute, gpu, catalog, fabric.primary, settings=spec.fabric
+    )
     if spec.workload.kind == "inference":
         return evaluate_serving(spec, gpu, topology)
     return evaluate_training(spec, gpu, topology, storage_supply, fabric.primary.site_id)

@@ -30,13 +30,22 @@ def search(
     shape, profile, topology, context, *, gpus: int, tp_domain: int, capacity_gib: float
 ) -> AutoResult:
     """`tp_domain`: GPUs sharing NVLink (tensor parallelism stays inside it)."""
-    cand, strict = search_space(shape, gpus, tp_domain)
+    cand, strict = search_space(shape, gpus, tp_domain, profile.stack.pipeline_schedules)
     if cand.size == 0:
         raise ValueError(
             f"no parallel layout of {gpus} GPUs fits this model's shape (heads, layers, "
             "sequence) and global batch; change gpu_count or give an explicit layout"
         )
-    memory = total_gib(training_memory_gib(shape, cand, profile.stack.attention_kernel))
+    stack = profile.stack
+    memory = total_gib(
+        training_memory_gib(
+            shape,
+            cand,
+            stack.attention_kernel,
+            stack.grad_reduce_bytes,
+            fp8_weights=profile.precision == "fp8",
+        )
+    )
     step = training_step(shape, cand, profile, topology, context).step_s
     fits = memory <= capacity_gib
     best = None

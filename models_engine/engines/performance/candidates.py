@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from models_engine.engines.performance.layout import Layout
+from models_engine.engines.performance.pipeline_schedule import SCHEDULES, schedule_code
 
 RECOMPUTE = ("none", "selective", "full")
 
@@ -25,6 +26,8 @@ class Candidates:
     first_layers: np.ndarray  # layers on the first pipeline stage
     last_layers: np.ndarray  # layers on the last pipeline stage (== first when pp == 1)
     total_layers: np.ndarray  # the model's layers (same for every candidate)
+    schedule: np.ndarray  # index into pipeline_schedule.SCHEDULES
+    shard: np.ndarray  # ranks the ZeRO / FSDP states are sharded over (dp x cp = all)
 
     @property
     def size(self) -> int:
@@ -44,6 +47,8 @@ class Candidates:
         layers = float(self.total_layers[index])
         first, last = float(self.first_layers[index]), float(self.last_layers[index])
         even = pp == 1 or (first == last == layers / pp)
+        shard = int(self.shard[index])
+        replicas = int(self.dp[index] * self.cp[index])
         return Layout(
             tp=int(self.tp[index]),
             pp=pp,
@@ -57,6 +62,8 @@ class Candidates:
             recompute=RECOMPUTE[int(self.recompute[index])],
             first_stage_layers=None if even else int(first),
             last_stage_layers=None if even else int(last),
+            pipeline_schedule=SCHEDULES[int(self.schedule[index])],
+            shard_group_size=None if shard == replicas else shard,
             chosen_by=chosen_by,
         )
 
@@ -87,6 +94,8 @@ def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
         first_layers=_array(first),
         last_layers=_array(last),
         total_layers=np.full(len(layouts), float(layers)),
+        schedule=_array([schedule_code(c.pipeline_schedule) for c in layouts], int),
+        shard=_array([c.shard_group_size or c.dp * c.cp for c in layouts]),
     )
 
 

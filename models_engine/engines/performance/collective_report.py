@@ -11,7 +11,7 @@ from models_engine.engines.performance.comm_sizes import (
     tokens_per_microbatch,
     tp_activation_bytes,
 )
-from models_engine.engines.performance.data_parallel import stage_params_per_gpu
+from models_engine.engines.performance.data_parallel import stage_layer_count, stage_params_per_gpu
 
 LEVELS = ("nvlink_domain", "scale_out")
 
@@ -94,22 +94,41 @@ def collective_report(shape, cand, profile, topology, microbatches):
     dense, expert = (float(x[0]) for x in stage_params_per_gpu(shape, cand))
     zero = int(cand.zero[0])
     grad_bytes = profile.stack.grad_reduce_bytes
-    for label, params, ranks, stride in (
-        ("data parallel", dense, dp * cp, tp),
-        ("expert data parallel", expert, dp * cp / ep, tp * ep),
+    shard = min(float(cand.shard[0]), dp * cp)
+    # ZeRO-3 / FSDP gathers and reduce-scatters each layer (data_parallel._fully_sharded).
+    layers = float(stage_layer_count(cand)[0]) if zero == 3 else 1.0
+    for label, params, replicas, group, stride in (
+        ("data parallel", dense, dp * cp, shard, tp),
+        ("expert data parallel", expert, dp * cp / ep, dp * cp / ep, tp * ep),
     ):
-        if ranks <= 1 or params <= 0:
+        if replicas <= 1 or params <= 0:
             continue
+        ranks = int(replicas) if zero == 0 else int(group)
         local = int(stride_local(stride, ranks, domain))
-        ranks = int(ranks)
         grads, weights = params * grad_bytes, params * PARAM_GATHER_BYTES
         if zero == 0:
             entries.append(
                 _entry(f"{label} gradients", "all_reduce", grads, ranks, local, topology, 1)
             )
             continue
-        scatter_count = m if zero >= 2 else 1
-        gather_count = 2 * m if zero == 3 else 1
+        if replicas > group:  # hybrid sharding: the shard's gradients across the groups
+            groups = int(replicas / group)
+            cross_local = int(stride_local(stride * group, groups, domain))
+            size, count = grads / group / layers, layers * (m if zero >= 2 else 1)
+            entries.append(
+                _entry(
+                    f"{label} gradients across shard groups",
+                    "all_reduce",
+                    size,
+                    groups,
+                    cross_local,
+                    topology,
+                    count,
+                )
+            )
+        grads, weights = grads / layers, weights / layers
+        scatter_count = layers * (m if zero >= 2 else 1)
+        gather_count = layers * (2 * m if zero == 3 else 1)
         entries.append(
             _entry(
                 f"{label} gradients", "reduce_scatter", grads, ranks, local, topology, scatter_count

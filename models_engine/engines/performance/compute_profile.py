@@ -39,6 +39,9 @@ class SoftwareStack:
     grad_reduce_bytes: int
     launch_gaps: bool
     chosen_by: str = AUTO  # "auto" (the stack of the GPU's published runs) or "workload"
+    # Pipeline schedules the stack implements (pipeline_schedule.SCHEDULES); `auto` searches
+    # only these. Megatron-Core runs 1F1B and its interleaved form.
+    pipeline_schedules: tuple[str, ...] = ("1f1b",)
 
 
 @dataclass(frozen=True)

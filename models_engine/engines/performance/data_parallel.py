@@ -1,10 +1,14 @@
 """Data-parallel gradient and parameter traffic per step, how much of it the schedule hides,
 and the optimizer step (an HBM-bound sweep over this GPU's shard of the states)."""
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import PARAM_GATHER_BYTES, stride_local
+from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
+from models_engine.engines.performance.pipeline_schedule import stages_held
 
 # Megatron-Core DDP bucket: max(40M parameters, 1M x dp); the last bucket's reduce-scatter
 # starts only when the backward pass ends.
@@ -38,70 +42,155 @@ def stage_params_per_gpu(shape, cand):
         expert = n_moe * moe_expert
         best_dense = np.maximum(best_dense, dense)
         best_expert = np.maximum(best_expert, expert)
-    return best_dense / cand.tp, best_expert / (cand.tp * cand.ep)
+    held = stages_held(cand.schedule)  # DualPipe: stage i and p-1-i on one rank
+    return held * best_dense / cand.tp, held * best_expert / (cand.tp * cand.ep)
 
 
 def _time(op, size, ranks, local, topology):
     return collective_time_s(op, size, ranks, local, topology)[0]
 
 
+def _time_pair(op, size, layers, ranks, local, topology):
+    """(time of `size`, time of `size / layers`): one collectives call for both."""
+    times = _time(
+        op,
+        np.concatenate([size, size / layers]),
+        np.tile(ranks, 2),
+        np.tile(local, 2),
+        topology,
+    )
+    return times[: size.shape[0]], times[size.shape[0] :]
+
+
 def _hidden(comm, window):
     return np.maximum(comm - window, 0.0)
+
+
+def _overlap(comm, window):
+    """Exposed part of `comm` run under `window` of compute, plus the slowdown the NCCL
+    kernels inflict on the compute they share the GPU with (layer_cost.OVERLAP_SLOWDOWN)."""
+    hidden = np.minimum(comm, window)
+    return comm - hidden + OVERLAP_SLOWDOWN * hidden
+
+
+def stage_layer_count(cand):
+    """Transformer layers on the heaviest stage (the per-layer collectives of ZeRO-3)."""
+    middle = np.where(cand.pp > 2, cand.middle_layers, 0.0)
+    layers = np.maximum(np.maximum(cand.first_layers, cand.last_layers), middle)
+    return np.maximum(layers * stages_held(cand.schedule), 1.0)
+
+
+@dataclass
+class _Group:
+    """One gradient-reduction group: `params` per GPU, `replicas` ranks holding a copy,
+    sharded over `shard` of them (hybrid sharding when shard < replicas), rank `stride`."""
+
+    params: np.ndarray
+    replicas: np.ndarray
+    shard: np.ndarray
+    stride: np.ndarray
+
+
+def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
+    """ZeRO-3 / FSDP: every micro-batch all-gathers each layer's weights before its forward
+    and again before its backward, and reduce-scatters its gradients after it (Zhao et al.
+    2023, PyTorch FSDP, section 3.2; reshard after forward). Each gather is issued one layer
+    ahead (FSDP's backward_prefetch / forward prefetch, Megatron-FSDP's default), so in the
+    steady state a layer takes max(its compute, its collectives): a deeper prefetch only
+    absorbs jitter, it cannot raise the collectives' rate; what the compute hides still costs
+    it the SMs the collectives run on. The first gather of each pass and
+    the last reduce-scatter have nothing to hide behind. Per-collective latency comes from
+    the collectives model (ring: one hop per rank), which is what slows large shard groups
+    down when a layer's compute per micro-batch is short."""
+    gather, scatter = comm
+    m = microbatches
+    total = m * layers * (2.0 * gather + scatter)
+    if not overlap:
+        return total, total
+    fwd, bwd = fwd_window / layers, bwd_window / layers
+    steady = (layers - 1.0) * (_overlap(gather, fwd) + _overlap(gather + scatter, bwd))
+    exposed = m * (2.0 * gather + scatter + steady)
+    return exposed, total
+
+
+def _group_exposed(group, cand, profile, topology, microbatches, windows):
+    """(exposed, total) seconds per step of one group's data-parallel collectives."""
+    fwd_window, bwd_window = windows
+    domain = topology.scale_up.gpus
+    params, replicas, shard = group.params, group.replicas, group.shard
+    local = stride_local(group.stride, shard, domain)
+    grads = params * profile.stack.grad_reduce_bytes
+    weights = params * PARAM_GATHER_BYTES
+    all_reduce = _time(
+        "all_reduce", grads, replicas, stride_local(group.stride, replicas, domain), topology
+    )
+    layers = stage_layer_count(cand)
+    # Whole-stage and per-layer sizes in one call each (the per-layer ones are ZeRO-3's).
+    gather, gather_layer = _time_pair("all_gather", weights, layers, shard, local, topology)
+    scatter, scatter_layer = _time_pair("reduce_scatter", grads, layers, shard, local, topology)
+    # Hybrid sharding: each shard's gradients are all-reduced across the replica groups.
+    groups = replicas / shard
+    if np.any(groups > 1):
+        cross_local = stride_local(group.stride * shard, groups, domain)
+        cross, cross_layer = _time_pair(
+            "all_reduce", grads / shard, layers, groups, cross_local, topology
+        )
+        scatter, scatter_layer = scatter + cross, scatter_layer + cross_layer
+    bucket = np.minimum(1.0, np.maximum(BUCKET_PARAMS, 1e6 * shard) / np.maximum(params, 1.0))
+    per_layer = (gather_layer, scatter_layer)
+    overlap = profile.stack.dp_comm_overlap
+    z, m = cand.zero, microbatches
+    fsdp_exposed, fsdp_total = _fully_sharded(per_layer, m, layers, fwd_window, bwd_window, overlap)
+    step_total = np.select(
+        [z == 0, z == 1, z == 2], [all_reduce, scatter + gather, m * scatter + gather], fsdp_total
+    )
+    if not overlap:
+        return step_total, step_total
+    exposed = np.select(
+        [z == 0, z == 1, z == 2],
+        [
+            _hidden(all_reduce, bwd_window) + bucket * all_reduce,
+            _hidden(scatter, bwd_window)
+            + bucket * scatter
+            + _hidden(gather, fwd_window)
+            + bucket * gather,
+            m * _hidden(scatter, bwd_window)
+            + bucket * scatter
+            + _hidden(gather, fwd_window)
+            + bucket * gather,
+        ],
+        fsdp_exposed,
+    )
+    return exposed, step_total
 
 
 def data_parallel_exposed_s(shape, cand, profile, topology, microbatches, fwd_window, bwd_window):
     """(exposed seconds per step, total collective seconds per step)."""
     dense, expert = stage_params_per_gpu(shape, cand)
-    grad_bytes = profile.stack.grad_reduce_bytes
-    domain = topology.scale_up.gpus
+    replicas = cand.dp * cand.cp
+    expert_replicas = replicas / cand.ep
+    groups = (
+        _Group(dense, replicas, np.minimum(cand.shard, replicas), cand.tp),
+        _Group(expert, expert_replicas, expert_replicas, cand.tp * cand.ep),
+    )
     exposed = np.zeros_like(cand.tp)
     total = np.zeros_like(cand.tp)
-    groups = (
-        (dense, cand.dp * cand.cp, cand.tp),
-        (expert, cand.dp * cand.cp / cand.ep, cand.tp * cand.ep),
-    )
-    for params, ranks, stride in groups:
-        local = stride_local(stride, ranks, domain)
-        grads = params * grad_bytes
-        weights = params * PARAM_GATHER_BYTES
-        all_reduce = _time("all_reduce", grads, ranks, local, topology)
-        scatter = _time("reduce_scatter", grads, ranks, local, topology)
-        gather = _time("all_gather", weights, ranks, local, topology)
-        bucket = np.minimum(1.0, np.maximum(BUCKET_PARAMS, 1e6 * ranks) / np.maximum(params, 1.0))
-        z, m = cand.zero, microbatches
-        step_total = np.select(
-            [z == 0, z == 1, z == 2],
-            [all_reduce, scatter + gather, m * scatter + gather],
-            m * (2 * gather + scatter),
+    windows = (fwd_window, bwd_window)
+    for group in groups:
+        active = (group.replicas > 1) & (group.params > 0)
+        if not np.any(active):
+            continue
+        group_exposed, group_total = _group_exposed(
+            group, cand, profile, topology, microbatches, windows
         )
-        if profile.stack.dp_comm_overlap:
-            hidden_exposed = np.select(
-                [z == 0, z == 1, z == 2],
-                [
-                    _hidden(all_reduce, bwd_window) + bucket * all_reduce,
-                    _hidden(scatter, bwd_window)
-                    + bucket * scatter
-                    + _hidden(gather, fwd_window)
-                    + bucket * gather,
-                    m * _hidden(scatter, bwd_window)
-                    + bucket * scatter
-                    + _hidden(gather, fwd_window)
-                    + bucket * gather,
-                ],
-                m * (_hidden(gather, fwd_window) + _hidden(gather + scatter, bwd_window))
-                + bucket * (2 * gather + scatter),
-            )
-        else:
-            hidden_exposed = step_total
-        active = ranks > 1
-        exposed = exposed + np.where(active & (params > 0), hidden_exposed, 0.0)
-        total = total + np.where(active & (params > 0), step_total, 0.0)
+        exposed = exposed + np.where(active, group_exposed, 0.0)
+        total = total + np.where(active, group_total, 0.0)
     return exposed, total
 
 
 def optimizer_s(shape, cand, profile):
     dense, expert = stage_params_per_gpu(shape, cand)
     sharded = cand.zero >= 1
-    dense_shard = dense / np.where(sharded, cand.dp * cand.cp, 1.0)
+    dense_shard = dense / np.where(sharded, cand.shard, 1.0)
     expert_shard = expert / np.where(sharded, np.maximum(cand.dp * cand.cp / cand.ep, 1.0), 1.0)
     return (dense_shard + expert_shard) * OPTIMIZER_BYTES_PER_PARAM / profile.hbm_bytes_per_s

@@ -19,6 +19,8 @@ class Layout:
     recompute: str = "selective"
     first_stage_layers: int | None = None  # uneven pipeline split; None = even
     last_stage_layers: int | None = None
+    pipeline_schedule: str = "1f1b"  # pipeline_schedule.SCHEDULES
+    shard_group_size: int | None = None  # ZeRO / FSDP shard group; None = all dp x cp ranks
     chosen_by: str = "spec"
 
     def as_dict(self) -> dict:

@@ -9,7 +9,7 @@ Recomputation in Large Transformer Models" (arXiv 2205.05198), section 4:
   full recompute:       2*s*b*h (/ t with SP)  (only each layer's input is kept)
 Pipeline 1F1B keeps p micro-batches in flight on the first stage, i.e. L layers' activations
 in total; the interleaved schedule (v > 1 virtual stages) keeps more, a factor
-(1 + (p-1)/(p*v)) (ibid. §4.2.3).
+(1 + (p-1)/(p*v)) (ibid. §4.2.3); the other schedules in pipeline_schedule.py.
 
 Every function is plain arithmetic so it works on numpy arrays (the `auto` search) as well as
 on floats.
@@ -18,6 +18,8 @@ on floats.
 from dataclasses import dataclass
 
 import numpy as np
+
+from models_engine.engines.performance.pipeline_schedule import activation_layers
 
 GIB = 2**30
 
@@ -28,6 +30,11 @@ GIB = 2**30
 WEIGHT_BYTES_PER_PARAM = 2
 GRADIENT_BYTES_PER_PARAM = 4
 OPTIMIZER_BYTES_PER_PARAM = 12
+# FP8 training keeps an FP8 copy of every linear layer's weight next to the BF16 one
+# (Transformer Engine's default "dual precision weights", Megatron-LM docs/discussions/
+# deepseek-v3-gb200-optimization section 1, item 6); embedding and output head stay BF16.
+# One byte per parameter; a transposed FP8 copy some recipes cache is not counted (assumed).
+FP8_WEIGHT_COPY_BYTES = 1
 
 
 @dataclass(frozen=True)
@@ -106,22 +113,32 @@ def activation_bytes_per_layer(
     return float(result) if np.ndim(result) == 0 else result
 
 
-def in_flight_layers(*, layers, pp, virtual_stages):
-    """Layers' worth of activations the busiest (first) pipeline stage keeps under 1F1B."""
-    pp = np.asarray(pp, dtype=float)
-    v = np.asarray(virtual_stages, dtype=float)
-    interleaved = (pp > 1) & (v > 1)
-    factor = np.where(interleaved, 1 + (pp - 1) / (pp * np.maximum(v, 1)), 1.0)
-    result = layers * factor
+def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=0):
+    """Layers' worth of one micro-batch's activations the busiest pipeline stage keeps
+    (an even split of `layers`; pipeline_schedule.activation_layers for uneven ones)."""
+    per_stage = np.asarray(layers, dtype=float) / np.asarray(pp, dtype=float)
+    m = np.inf if microbatches is None else microbatches
+    result = activation_layers(schedule, pp, virtual_stages, m, per_stage, per_stage, per_stage)
     return float(result) if np.ndim(result) == 0 else result
 
 
-def model_state_bytes(*, params_on_gpu, dp, zero_stage):
-    """Weights, gradients and optimizer states on one GPU; ZeRO shards them over DP ranks.
-    Works on arrays (zero_stage may be an array)."""
+def model_state_bytes(
+    *,
+    params_on_gpu,
+    dp,
+    zero_stage,
+    gradient_bytes=GRADIENT_BYTES_PER_PARAM,
+    weight_bytes=WEIGHT_BYTES_PER_PARAM,
+):
+    """Weights, gradients and optimizer states on one GPU; ZeRO shards them over `dp` ranks
+    (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
+    software stack's gradient-reduction precision (Megatron's fp32 main_grad: 4; a bf16
+    gradient buffer, Megatron-Core --grad-reduce-in-bf16 / NeMo distributed Adam: 2);
+    `weight_bytes`: 2, or 3 for FP8 layers (FP8_WEIGHT_COPY_BYTES). Works on arrays
+    (zero_stage may be an array)."""
     zero = np.asarray(zero_stage)
-    weights = params_on_gpu * WEIGHT_BYTES_PER_PARAM
-    gradients = params_on_gpu * GRADIENT_BYTES_PER_PARAM
+    weights = params_on_gpu * weight_bytes
+    gradients = params_on_gpu * gradient_bytes
     optimizer = params_on_gpu * OPTIMIZER_BYTES_PER_PARAM
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)

@@ -1,6 +1,9 @@
 """Memory per GPU for a design: model states and activations on the busiest pipeline stage
 (training) or weights and KV cache (inference), compared with the GPU's HBM."""
 
+import math
+
+from models_engine.engines.performance.candidates import stage_layers
 from models_engine.engines.performance.efficiency_data import (
     DEFAULT_EFFICIENCY,
     SKU_EFFICIENCY,
@@ -8,12 +11,18 @@ from models_engine.engines.performance.efficiency_data import (
 )
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
+    FP8_WEIGHT_COPY_BYTES,
     GIB,
+    GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
     ExpertShape,
     LayerShape,
     activation_bytes_per_layer,
-    in_flight_layers,
     model_state_bytes,
+)
+from models_engine.engines.performance.pipeline_schedule import (
+    activation_layers,
+    schedule_code,
 )
 
 # Bytes per weight when serving (no optimizer): FP8 weights are one byte.
@@ -42,11 +51,13 @@ def is_moe_layer(workload, index: int) -> bool:
     return (index - moe.first_dense_layers) % moe.moe_layer_frequency == 0
 
 
-def first_stage_layers(workload, layout: Layout, parallelism) -> int:
-    explicit = getattr(parallelism, "first_stage_layers", None)
-    if explicit is not None:
-        return explicit
-    return -(-workload.layers // layout.pp)  # ceil: an uneven split puts the extra layer first
+def first_stage_layers(workload, layout: Layout) -> int:
+    """Layers on the first stage: the layout's uneven split, else ceil(layers / pp) (an
+    uneven even-split puts the extra layer first)."""
+    if layout.pp <= 1:
+        return workload.layers
+    first, _ = stage_layers(layout, workload.layers)
+    return math.ceil(first)
 
 
 def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]:
@@ -68,27 +79,76 @@ def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]
     return dense / layout.tp, expert / layout.tp
 
 
+def _rank_layer_indices(workload, layout: Layout) -> list[int]:
+    """Layer indices whose parameters one GPU of the first pipeline rank holds (DualPipe's
+    rank 0 also holds the last stage)."""
+    first = first_stage_layers(workload, layout)
+    indices = list(range(first))
+    if layout.pipeline_schedule == "dualpipe" and layout.pp > 1:
+        _, last = stage_layers(layout, workload.layers)
+        indices += list(range(workload.layers - int(last), workload.layers))
+    return indices
+
+
+def _activation_layers(workload, layout: Layout) -> float:
+    first, last = stage_layers(layout, workload.layers)
+    middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
+    microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
+    return float(
+        activation_layers(
+            schedule_code(layout.pipeline_schedule),
+            layout.pp,
+            layout.virtual_stages,
+            microbatches,
+            first,
+            middle,
+            last,
+        )
+    )
+
+
 def memory_breakdown_gib(
-    workload, layout: Layout, parallelism=None, *, attention_kernel: str = "unfused"
+    workload,
+    layout: Layout,
+    parallelism=None,  # kept for callers; the layout carries the stage split
+    *,
+    attention_kernel: str = "unfused",
+    gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
+    fp8_weights: bool = False,
 ) -> dict[str, float]:
-    """GiB per GPU on the first pipeline stage (it holds the embedding and the most in-flight
-    micro-batches). Embedding states are kept apart: published per-GPU figures (Korthikanti
-    Fig. 1) count the transformer layers only. ZeRO shards over the data-parallel x
-    context-parallel ranks (Megatron's distributed optimizer group)."""
+    """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
+    of the busiest stage under the layout's schedule. Embedding states are kept apart:
+    published per-GPU figures (Korthikanti Fig. 1) count the transformer layers only. ZeRO
+    shards over the shard group (default: the data-parallel x context-parallel ranks,
+    Megatron's distributed optimizer group)."""
     zero = _zero_stage(layout.zero_stage)
-    layers = range(first_stage_layers(workload, layout, parallelism))
-    dense, expert = stage_params(workload, layout, layers)
-    shard = layout.dp * layout.cp
-    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero)
+    indices = _rank_layer_indices(workload, layout)
+    dense, expert = stage_params(workload, layout, indices)
+    shard = layout.shard_group_size or layout.dp * layout.cp
+    precision = {
+        "gradient_bytes": gradient_bytes,
+        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+    }
+    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
-    expert_dp = max(1, shard // layout.ep)
-    expert_states = model_state_bytes(params_on_gpu=expert, dp=expert_dp, zero_stage=zero)
+    expert_dp = max(1, (layout.dp * layout.cp) // layout.ep)
+    expert_states = model_state_bytes(
+        params_on_gpu=expert, dp=expert_dp, zero_stage=zero, **precision
+    )
     weights, gradients, optimizer = (
         d + e for d, e in zip(dense_states, expert_states, strict=True)
     )
-    embedding_copies = 1 if (layout.pp > 1 or workload.tied_embeddings) else 2
+    holds_head = layout.pp == 1 or layout.pipeline_schedule in ("zb-v", "dualpipe")
+    embedding_copies = 2 if (holds_head and not workload.tied_embeddings) else 1
     embedding_params = embedding_copies * workload.vocab_size * workload.hidden_size / layout.tp
-    embedding = sum(model_state_bytes(params_on_gpu=embedding_params, dp=shard, zero_stage=zero))
+    embedding = sum(
+        model_state_bytes(
+            params_on_gpu=embedding_params,
+            dp=shard,
+            zero_stage=zero,
+            gradient_bytes=gradient_bytes,
+        )
+    )
     per_layer = activation_bytes_per_layer(
         seq_len=workload.sequence_length / layout.cp,
         micro_batch=layout.micro_batch_size,
@@ -99,15 +159,12 @@ def memory_breakdown_gib(
         recompute=layout.recompute,
         attention_kernel=attention_kernel,
     )
-    activations = per_layer * in_flight_layers(
-        layers=workload.layers, pp=layout.pp, virtual_stages=layout.virtual_stages
-    )
     return {
         "weights": weights / GIB,
         "gradients": gradients / GIB,
         "optimizer_states": optimizer / GIB,
         "embedding_states": embedding / GIB,
-        "activations": activations / GIB,
+        "activations": per_layer * _activation_layers(workload, layout) / GIB,
     }
 
 
@@ -149,24 +206,57 @@ def explicit_layout(parallelism) -> Layout:
         recompute=parallelism.recompute,
         first_stage_layers=parallelism.first_stage_layers,
         last_stage_layers=parallelism.last_stage_layers,
+        pipeline_schedule=parallelism.pipeline_schedule,
+        shard_group_size=parallelism.shard_group_size,
     )
+
+
+def _stack_of(gpu) -> dict | None:
+    """The software stack this SKU's published runs used (efficiency_data)."""
+    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY) if gpu is not None else None
+    return None if entry is None else SOFTWARE_STACKS[entry["stack"]]
 
 
 def attention_kernel_of(gpu) -> str:
     """The attention kernel of the software stack this SKU's published runs used."""
-    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY) if gpu is not None else None
-    if entry is None:
-        return "unfused"
-    return SOFTWARE_STACKS[entry["stack"]]["attention_kernel"]
+    stack = _stack_of(gpu)
+    return "unfused" if stack is None else stack["attention_kernel"]
 
 
-def breakdown_for(spec, layout: Layout, attention_kernel: str = "unfused") -> dict[str, float]:
+def gradient_bytes_of(gpu) -> int:
+    """Bytes per parameter of that stack's gradient buffer (its reduction precision)."""
+    stack = _stack_of(gpu)
+    return GRADIENT_BYTES_PER_PARAM if stack is None else stack["grad_reduce_bytes"]
+
+
+def breakdown_for(
+    spec, layout: Layout, attention_kernel: str = "unfused", gradient_bytes: int = 4, gpu=None
+) -> dict[str, float]:
     if spec.workload.kind == "inference":
         return inference_memory_gib(spec.workload, layout)
-    return memory_breakdown_gib(spec.workload, layout, layout, attention_kernel=attention_kernel)
+    return memory_breakdown_gib(
+        spec.workload,
+        layout,
+        layout,
+        attention_kernel=attention_kernel,
+        gradient_bytes=gradient_bytes,
+        fp8_weights=trains_in_fp8(spec.workload, gpu),
+    )
 
 
-def choose_layout(spec, hbm_capacity_gib: float, attention_kernel: str = "unfused") -> Layout:
+def trains_in_fp8(workload, gpu) -> bool:
+    """FP8 linear layers: an fp8 run on a GPU with an FP8 tensor path (compute_profile runs
+    it at BF16 otherwise)."""
+    return workload.precision == "fp8" and bool(gpu is not None and gpu.fp8_dense_tflops)
+
+
+def choose_layout(
+    spec,
+    hbm_capacity_gib: float,
+    attention_kernel: str = "unfused",
+    gradient_bytes: int = 4,
+    gpu=None,
+) -> Layout:
     parallelism = spec.workload.parallelism
     if parallelism != "auto":
         return explicit_layout(parallelism)
@@ -178,7 +268,8 @@ def choose_layout(spec, hbm_capacity_gib: float, attention_kernel: str = "unfuse
         kv_heads=spec.workload.kv_heads_effective,
     )
     for candidate in candidates:
-        if sum(breakdown_for(spec, candidate, attention_kernel).values()) <= hbm_capacity_gib:
+        parts = breakdown_for(spec, candidate, attention_kernel, gradient_bytes, gpu)
+        if sum(parts.values()) <= hbm_capacity_gib:
             return candidate
     # Nothing fits: show the most sharded layout so the user sees by how much it misses.
     return candidates[-1]
@@ -188,14 +279,15 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
     """Memory per GPU of `layout` (default: the spec's layout, or for `auto` the least
     model-parallel one that fits)."""
     capacity = gpu.hbm_capacity_gib
-    kernel = attention_kernel_of(gpu)
-    layout = layout or choose_layout(spec, capacity, kernel)
-    breakdown = breakdown_for(spec, layout, kernel)
+    kernel, gradient_bytes = attention_kernel_of(gpu), gradient_bytes_of(gpu)
+    layout = layout or choose_layout(spec, capacity, kernel, gradient_bytes, gpu)
+    breakdown = breakdown_for(spec, layout, kernel, gradient_bytes, gpu)
     total = sum(breakdown.values())
     stage = (
         "one model replica shard (weights + KV cache)"
         if spec.workload.kind == "inference"
-        else "first pipeline stage (embedding + most in-flight micro-batches)"
+        else "first pipeline stage's states (embedding) + the busiest stage's in-flight "
+        "activations under the pipeline schedule"
     )
     return {
         "layout": layout.as_dict(),
@@ -212,7 +304,14 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
 
 
 def total_params(workload) -> float:
+    """Every weight trained, multi-token prediction modules included (each: an MoE block,
+    as the last layer, and a 2h x h projection; embedding and head shared)."""
     unsharded = Layout(tp=1, pp=1, dp=1)
     dense, expert = stage_params(workload, unsharded, range(workload.layers))
     embedding_copies = 1 if workload.tied_embeddings else 2
-    return dense + expert + embedding_copies * workload.vocab_size * workload.hidden_size
+    total = dense + expert + embedding_copies * workload.vocab_size * workload.hidden_size
+    modules = workload.moe.mtp_modules if workload.moe else 0
+    if modules:
+        block = sum(stage_params(workload, unsharded, [workload.layers - 1]))
+        total += modules * (block + 2 * workload.hidden_size**2)
+    return total

@@ -4,32 +4,70 @@ memory_fit.memory_breakdown_gib (tests check they agree) for the `auto` search."
 import numpy as np
 
 from models_engine.engines.performance.memory import (
+    FP8_WEIGHT_COPY_BYTES,
     GIB,
+    GRADIENT_BYTES_PER_PARAM,
+    WEIGHT_BYTES_PER_PARAM,
     activation_bytes_per_layer,
-    in_flight_layers,
     model_state_bytes,
+)
+from models_engine.engines.performance.pipeline_schedule import (
+    DUALPIPE,
+    activation_layers,
+    ends_on_first_rank,
 )
 
 
-def training_memory_gib(shape, cand, attention_kernel: str) -> dict:
-    """GiB per GPU on the first pipeline stage, per candidate (dict of arrays)."""
+def _rank_params(shape, cand):
+    """(dense, expert) parameters on one GPU of the first pipeline rank (DualPipe's rank 0
+    also holds the last stage)."""
     first = np.where(cand.pp > 1, np.ceil(cand.first_layers), shape.layers)
     n_moe = shape.moe_layers_in(first, first_stage=True)
+    dual = (cand.schedule == DUALPIPE) & (cand.pp > 1)
+    last = np.where(dual, cand.last_layers, 0.0)
+    last_moe = shape.moe_layers_in(last, first_stage=False)
     dense_layer = shape.attention_params() + shape.dense_mlp_params() + 2 * shape.hidden
     moe_dense = shape.attention_params() + 2 * shape.hidden
     moe_dense = moe_dense + shape.shared_experts * shape.expert_params()
     moe_dense = moe_dense + shape.hidden * shape.experts  # router
     routed = shape.experts * shape.expert_params()
-    dense = ((first - n_moe) * dense_layer + n_moe * moe_dense) / cand.tp
-    expert = n_moe * routed / cand.ep / cand.tp
-    shard = cand.dp * cand.cp
-    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=cand.zero)
-    expert_dp = np.maximum(1, np.floor(shard / cand.ep))
-    expert_states = model_state_bytes(params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero)
-    copies = np.where((cand.pp > 1) | shape.tied_embeddings, 1.0, 2.0)
+    layers, moe_layers = first + last, n_moe + last_moe
+    dense = ((layers - moe_layers) * dense_layer + moe_layers * moe_dense) / cand.tp
+    expert = moe_layers * routed / cand.ep / cand.tp
+    return dense, expert
+
+
+def training_memory_gib(
+    shape,
+    cand,
+    attention_kernel: str,
+    gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
+    fp8_weights: bool = False,
+) -> dict:
+    """GiB per GPU on the first pipeline stage, per candidate (dict of arrays)."""
+    dense, expert = _rank_params(shape, cand)
+    shard = cand.shard
+    precision = {
+        "gradient_bytes": gradient_bytes,
+        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+    }
+    dense_states = model_state_bytes(
+        params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
+    )
+    expert_dp = np.maximum(1, np.floor(cand.dp * cand.cp / cand.ep))
+    expert_states = model_state_bytes(
+        params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, **precision
+    )
+    holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
+    copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
     embedding_params = copies * shape.vocab * shape.hidden / cand.tp
     embedding = sum(
-        model_state_bytes(params_on_gpu=embedding_params, dp=shard, zero_stage=cand.zero)
+        model_state_bytes(
+            params_on_gpu=embedding_params,
+            dp=shard,
+            zero_stage=cand.zero,
+            gradient_bytes=gradient_bytes,
+        )
     )
     per_layer = activation_bytes_per_layer(
         seq_len=shape.seq_len / cand.cp,
@@ -41,15 +79,22 @@ def training_memory_gib(shape, cand, attention_kernel: str) -> dict:
         recompute=cand.recompute,
         attention_kernel=attention_kernel,
     )
-    activations = per_layer * in_flight_layers(
-        layers=shape.layers, pp=cand.pp, virtual_stages=cand.vp
+    microbatches = shape.global_batch / (cand.dp * cand.mbs)
+    layers = activation_layers(
+        cand.schedule,
+        cand.pp,
+        cand.vp,
+        microbatches,
+        cand.first_layers,
+        cand.middle_layers,
+        cand.last_layers,
     )
     return {
         "weights": (dense_states[0] + expert_states[0]) / GIB,
         "gradients": (dense_states[1] + expert_states[1]) / GIB,
         "optimizer_states": (dense_states[2] + expert_states[2]) / GIB,
         "embedding_states": embedding / GIB,
-        "activations": activations / GIB,
+        "activations": per_layer * layers / GIB,
     }
 
 

@@ -1,9 +1,12 @@
-"""Per-stage time of one micro-batch and the pipeline schedule (1F1B / interleaved).
+"""Per-stage time of one micro-batch and the pipeline schedule (pipeline_schedule.py).
 
-Step time of the pipeline = m x (slowest stage) + (p - 1) / v x (mean stage): the steady
-state runs at the slowest stage's pace and the fill + drain bubble is (p - 1) / v stage-times
-(Narayanan et al. 2021: bubble fraction (p - 1) / (v m)). The first stage also embeds, the
-last also runs the output head and the loss."""
+Step time of the pipeline = m x (slowest stage) + the schedule's bubble: the steady state
+runs at the slowest stage's pace and the fill + drain idles as the schedule's closed form
+says ((p - 1) / v stage-times for 1F1B, Narayanan et al. 2021; less for the zero-bubble
+schedules and DualPipe). The first stage also embeds, the last also runs the output head
+and the loss. DualPipe pairs stage i with stage p-1-i on one rank (so rank 0 runs the
+embedding and the head) and overlaps each forward chunk's communication (expert all-to-all,
+pipeline sends) with the paired backward chunk's compute (DeepSeek-V3 report, Figure 4)."""
 
 from dataclasses import dataclass
 
@@ -17,6 +20,12 @@ from models_engine.engines.performance.comm_sizes import (
 )
 from models_engine.engines.performance.elementwise import CROSS_ENTROPY_BYTES_PER_LOGIT
 from models_engine.engines.performance.kernels import hbm_time_s, linear_time_s
+from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
+from models_engine.engines.performance.pipeline_schedule import (
+    DUALPIPE,
+    bubble_s,
+    ends_on_first_rank,
+)
 
 PARTS = ("compute", "recompute", "tp", "cp", "ep")
 
@@ -77,6 +86,20 @@ def head_parts(shape, cand, profile, topology):
     }
 
 
+def _with_mtp(head, shape, cand, profile, dense, moe):
+    """The last stage's extra work per multi-token prediction module (DeepSeek-V3 report,
+    section 2.2): a linear projection of [norm(h); norm(embedding)] (2h -> h), one
+    transformer block (an MoE block in DeepSeek-V3) and the shared output head and loss
+    again."""
+    tokens = tokens_per_microbatch(shape, cand)
+    forward, backward = linear_time_s(tokens, shape.hidden / cand.tp, 2 * shape.hidden, profile)
+    block = _layers_parts(dense, moe, 0.0 if moe is not None else 1.0, 1.0 if moe else 0.0)
+    n = shape.mtp_modules
+    extra = {key: head.get(key, 0.0) + block[key] for key in PARTS}
+    extra["compute"] = extra["compute"] + forward + backward
+    return {key: head.get(key, 0.0) + n * extra[key] for key in PARTS}
+
+
 def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
     first_n, last_n, mid_n = cand.first_layers, cand.last_layers, cand.middle_layers
     stages = {}
@@ -89,6 +112,8 @@ def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
         stages[name] = _layers_parts(dense, moe, n - n_moe, n_moe)
     embed = embedding_parts(shape, cand, profile, topology)
     head = head_parts(shape, cand, profile, topology)
+    if shape.mtp_modules:
+        head = _with_mtp(head, shape, cand, profile, dense, moe)
     single = cand.pp <= 1
     for key, value in embed.items():
         stages["first"][key] = stages["first"][key] + value
@@ -131,16 +156,65 @@ class PipelineResult:
     stage_backward_s: np.ndarray
 
 
+# FlashAttention-2 (Dao 2023, section 3.1): the attention backward does 2.5 x the forward's
+# FLOPs (five matrix products against two).
+ATTENTION_BACKWARD_FLOPS_RATIO = 2.5
+
+
+def weight_grad_share(shape, cand):
+    """W / B of an average layer: the weight-gradient GEMMs' share of the backward FLOPs.
+    Each weight's gradient GEMM does the forward GEMM's FLOPs; the input-gradient GEMMs as
+    many again; attention (no weights) adds 2.5 x its forward (causal: s / 2 keys)."""
+    head = shape.vocab * shape.hidden
+    gemm = 2.0 * (shape.active_params_per_token() - head) / shape.layers / cand.tp
+    attention = 4.0 * (shape.seq_len / 2.0) * shape.attention_width / cand.tp
+    return gemm / (2.0 * gemm + ATTENTION_BACKWARD_FLOPS_RATIO * attention)
+
+
+def _layer_mix(shape, dense, moe, attribute):
+    """An average layer's value of a LayerCost attribute (dense and MoE layers mixed)."""
+    value = getattr(dense, attribute)
+    if moe is None:
+        return value
+    share = shape.moe_layers / shape.layers
+    return (1 - share) * value + share * getattr(moe, attribute)
+
+
+def _overlap_expert_comm(stages: StageTimes, dual):
+    """DualPipe: each chunk's all-to-all runs under the paired chunk's compute; what does not
+    fit stays exposed, plus the SMs the communication kernels take (OVERLAP_SLOWDOWN)."""
+    for parts in (stages.first, stages.middle, stages.last):
+        comm, window = parts["ep"], parts["compute"]
+        hidden = np.minimum(comm, window)
+        parts["ep"] = np.where(dual, comm - hidden + OVERLAP_SLOWDOWN * hidden, comm)
+
+
+def _rank_parts(stages: StageTimes, ends_paired):
+    """Per micro-batch parts of the first / middle / last rank. Where one rank runs both
+    ends of the model (ZB-V: chunks 0 and 2p-1, half a stage each; DualPipe: half its
+    micro-batches on stage 0, half on stage p-1) it does (first + last) / 2 per
+    micro-batch, and so does the rank opposite it."""
+    paired = {k: (stages.first[k] + stages.last[k]) / 2.0 for k in PARTS}
+    first = {k: np.where(ends_paired, paired[k], stages.first[k]) for k in PARTS}
+    last = {k: np.where(ends_paired, paired[k], stages.last[k]) for k in PARTS}
+    return first, stages.middle, last
+
+
 def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> PipelineResult:
     m = shape.global_batch / (cand.dp * cand.mbs)
     p, v = cand.pp, cand.vp
+    dual = (cand.schedule == DUALPIPE) & (p > 1)
+    if moe is not None:
+        _overlap_expert_comm(stages, dual)
+    first, middle, last = _rank_parts(stages, ends_on_first_rank(cand.schedule) & (p > 1))
     p2p = p2p_time_s(shape, cand, topology)
-    per_mb_p2p = 0.0 if profile.stack.pp_p2p_overlap else 2.0 * v * p2p
+    hides_p2p = profile.stack.pp_p2p_overlap | dual
+    per_mb_p2p = np.where(hides_p2p, 0.0, 2.0 * v * p2p)
     totals = np.stack(
         [
-            stage_total(stages.first),
-            np.where(p > 2, stage_total(stages.middle), 0.0),
-            np.where(p > 1, stage_total(stages.last), 0.0),
+            stage_total(first),
+            np.where(p > 2, stage_total(middle), 0.0),
+            np.where(p > 1, stage_total(last), 0.0),
         ]
     )
     totals = totals + per_mb_p2p * (p > 1)
@@ -148,23 +222,22 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
     tmax = np.take_along_axis(totals, slowest[None], axis=0)[0]
     count = np.stack([np.ones_like(p), np.maximum(p - 2, 0), (p > 1) * 1.0])
     mean = (totals * count).sum(axis=0) / p
-    bubble = (p - 1.0) / v * mean
+    forward_l = _layer_mix(shape, dense, moe, "forward_s")
+    backward_l = _layer_mix(shape, dense, moe, "backward_s") + _layer_mix(
+        shape, dense, moe, "recompute_s"
+    )
+    weight_l = weight_grad_share(shape, cand) * _layer_mix(shape, dense, moe, "backward_s")
+    layer_s = forward_l + backward_l
+    bubble = bubble_s(
+        cand.schedule, p, v, mean, mean * backward_l / layer_s, mean * weight_l / layer_s
+    )
     critical = {}
     for key in PARTS:
-        options = np.stack([stages.first[key], stages.middle[key], stages.last[key]])
+        options = np.stack([first[key], middle[key], last[key]])
         critical[key] = m * np.take_along_axis(options, slowest[None], axis=0)[0]
     pp_exposed = m * per_mb_p2p * (p > 1) + 2.0 * (p - 1.0) * p2p
     layers = np.stack([stages.first_layers, stages.middle_layers, stages.last_layers])
     n = np.take_along_axis(layers, slowest[None], axis=0)[0]
-    forward = n * dense.forward_s
-    backward = n * (dense.backward_s + dense.recompute_s)
-    if moe is not None:
-        share = shape.moe_layers / shape.layers
-        forward = n * ((1 - share) * dense.forward_s + share * moe.forward_s)
-        backward = n * (
-            (1 - share) * (dense.backward_s + dense.recompute_s)
-            + share * (moe.backward_s + moe.recompute_s)
-        )
     return PipelineResult(
         microbatches=m,
         critical=critical,
@@ -172,6 +245,6 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
         pp_exposed_s=pp_exposed,
         pipeline_s=m * tmax + bubble + 2.0 * (p - 1.0) * p2p,
         slowest_stage=slowest,
-        stage_forward_s=forward,
-        stage_backward_s=backward,
+        stage_forward_s=n * forward_l,
+        stage_backward_s=n * backward_l,
     )

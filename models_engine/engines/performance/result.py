@@ -32,6 +32,8 @@ class Layout(ResultPart):
     recompute: str
     first_stage_layers: int | None
     last_stage_layers: int | None
+    pipeline_schedule: str = "1f1b"  # stored results from before the field default to 1F1B
+    shard_group_size: int | None = None
     chosen_by: str
 
 

@@ -25,6 +25,7 @@ class ModelShape:
     shared_experts: int = 0
     moe_layers: int = 0
     first_dense_layers: int = 0
+    mtp_modules: int = 0  # multi-token prediction modules (on the last stage)
 
     @property
     def dense_layers(self) -> int:
@@ -113,4 +114,5 @@ def model_shape(workload) -> ModelShape:
         shared_experts=moe.shared_experts if moe else 0,
         moe_layers=count_moe_layers(workload),
         first_dense_layers=moe.first_dense_layers if moe else 0,
+        mtp_modules=moe.mtp_modules if moe else 0,
     )

@@ -178,8 +178,10 @@ def conventions(profile) -> dict:
         f"{profile.peak_flops / TERA:.0f} TFLOP/s",
         "time_to_train": "failure-free: tokens_to_train / tokens_per_s at the single-site step "
         "(the regions engine adds the WAN, the reliability engine interruptions)",
-        "step_time": "single site: m x slowest pipeline stage + (p - 1)/v x mean stage (bubble) "
-        "+ exposed DP communication + optimizer + I/O stall; no WAN time",
+        "step_time": "single site: m x slowest pipeline stage + the schedule's bubble "
+        "((p - 1)/v x mean stage for 1F1B; Qi et al. 2023 / DeepSeek-V3 closed forms for "
+        "zero-bubble and DualPipe) + exposed DP communication + optimizer + I/O stall; no WAN "
+        "time",
         "io": "the site's GPU share of the job's data per step, read at the site's "
         "data-loading bandwidth (storage engine's StorageSupply: the tier that provides the "
         "most, shared tiers capped by the storage network); stalls only what the step does "

@@ -19,6 +19,7 @@ CATALOG_PICKERS = {
     "gpu_sku": "gpus",
     "system_sku": "systems",
     "switch_sku": "switches",
+    "nvlink_switch_sku": "switches",
     "nic_sku": "nics",
     "cooling": "cooling",
     "sku": "storage",
