@@ -84,6 +84,9 @@ CALIBRATION_RUNS = {
         and c.gpu_sku == "h100-sxm-80gb"
         and c.family.startswith("dgxc")
     ),
+    "Llama 3.1 405B GB200": lambda c: (
+        c.model_name == "llama3-405b" and c.gpu_sku == "gb200-nvl72" and c.family == "dgxc-v25.05"
+    ),
     "MaxText Llama 2 70B": lambda c: c.stack.engine == "maxtext-jax",
     "llm-foundry MPT H100 BF16": lambda c: (
         c.family == "llm-foundry" and c.gpu_sku == "h100-sxm-80gb" and c.precision == "bf16"

@@ -24,9 +24,9 @@ def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0, mlp: bo
     peak, fraction, fixed, in_bytes = _path(profile, low, mlp)
     ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
     flops = 2.0 * m * n * k
-    # A batched / grouped GEMM is one call: Transformer Engine casts and scales the whole
-    # grouped input in one kernel, so the fixed time is paid once, not per group.
-    compute = batch * flops / (peak * fraction * ramp) + fixed
+    # Every GEMM of a batch / group pays the fixed time: Transformer Engine's grouped linear
+    # (MoE experts) runs one GEMM and one scaling update per expert.
+    compute = batch * (flops / (peak * fraction * ramp) + fixed)
     moved = (m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES
     memory = batch * moved / profile.stream_bytes_per_s
     return np.maximum(compute, memory) * profile.kernel_time_scale
