@@ -20,6 +20,13 @@ LOW_PRECISIONS = ("fp8", "mxfp8", "nvfp4")
 # Block-scaled formats need Blackwell's block-scaled tensor cores; the catalog marks them by
 # an FP4 peak.
 BLOCK_SCALED = ("mxfp8", "nvfp4")
+# Precisions that pay the per-GEMM fixed cost of a per-tensor scale (amax reduction and scale
+# update, then the cast): FP8 with delayed / current scaling, and NVFP4 (its second-level FP32
+# scale is per tensor). MXFP8's E8M0 scales cover 32 elements each and are computed in the
+# cast kernel itself: no per-tensor pass, so no fixed cost is taken (UNCERTAIN: no
+# measurement; the Megatron-Bridge 25.11 MXFP8 MoE runs in the validation registry are the
+# check).
+PER_TENSOR_SCALED = ("fp8", "nvfp4")
 # NVFP4 operand bytes per element: 4-bit E2M1 values plus one E4M3 scale per 16 values.
 NVFP4_BYTES = 0.5 + 1.0 / 16
 # Generation whose fit stands in where a stack has none for the GPU's generation.
@@ -168,7 +175,8 @@ def compute_profile(
     # NVFP4 runs keep the non-MLP linear layers on the FP8 path (_mlp_path).
     key = "fp8" if precision == "nvfp4" else precision
     fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
-    fixed = fitted["fp8_gemm_fixed_us"] * 1e-6 if low and not serving else 0.0
+    fixed = fitted["fp8_gemm_fixed_us"] * 1e-6 if precision in PER_TENSOR_SCALED else 0.0
+    fixed = 0.0 if serving else fixed
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     return ComputeProfile(
         sku=gpu.id,
