@@ -240,8 +240,15 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
     # rolls back one more interval: about `write` more lost work per failure, and the next
     # checkpoint cannot start before the previous one is written.
     lost_restart_h = restart_h + (write_h if policy.async_write else 0.0)
-    # No more than one checkpoint per optimizer step.
-    floor_h = max(write_h if policy.async_write else 0.0, facts.step_time_s / 3600.0)
+    # No more than one checkpoint per optimizer step, and none more often than the storage
+    # sustains: a write must finish before the next starts, and writes may occupy the tier
+    # only its duty cycle (storage engine's min_interval_s).
+    floor_h = max(facts.checkpoint_min_interval_s / 3600.0, facts.step_time_s / 3600.0)
+    floor_source = (
+        "storage write time / duty cycle"
+        if facts.checkpoint_min_interval_s >= facts.step_time_s
+        else "one optimizer step"
+    )
     work_h = facts.failure_free_days * HOURS_PER_DAY
     young = young_interval(delta_h, mtti_h)
     daly = daly_interval(delta_h, mtti_h)
@@ -264,8 +271,21 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
     def at(tau_h: float) -> float:
         return float(goodput(max(tau_h, floor_h), delta_h, mtti_h, lost_restart_h))
 
+    per_day = HOURS_PER_DAY / chosen
+    # The durable tier is written at the chosen interval, or less often when restarts read
+    # from peer memory and the durable tier cannot keep up.
+    durable_every_h = max(chosen, facts.checkpoint_durable_min_interval_s / 3600.0)
+    horizon_days = spec.economics.horizon_years * 365.0
     return {
         "size_bytes": facts.checkpoint_bytes,
+        "checkpoints_per_day": per_day,
+        "durable_every_min": durable_every_h * 60.0,
+        "written_tb_per_day": facts.checkpoint_bytes / 1e12 * HOURS_PER_DAY / durable_every_h,
+        "written_pb_over_horizon": facts.checkpoint_bytes
+        / 1e15
+        * HOURS_PER_DAY
+        / durable_every_h
+        * horizon_days,
         "tier": facts.checkpoint_tier,
         "durable_against_node_loss": facts.checkpoint_durable,
         "async_write": policy.async_write,
@@ -278,6 +298,8 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
         "daly_interval_min": daly * 60.0,
         "daly_first_order_interval_min": daly_first_order_interval(delta_h, mtti_h, restart_h)
         * 60.0,
+        "min_interval_min": floor_h * 60.0,
+        "min_interval_source": floor_source,
         "optimum_interval_min": optimum * 60.0,
         "chosen_interval_min": chosen * 60.0,
         "chosen_interval_source": chosen_source,
