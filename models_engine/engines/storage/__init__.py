@@ -23,7 +23,7 @@ from __future__ import annotations
 from models_engine.hardware import resolve_gpu
 
 from .checkpoint import checkpoint_block, retention_block, tier_read_gbytes_per_s
-from .data import SERVING_BYTES_PER_WEIGHT
+from .data import ASYNC_BLOCKING_FLOOR_S, SERVING_BYTES_PER_WEIGHT
 from .durability import durability_block
 from .result import SiteStorage, SiteStorageSupply, StorageResult, StorageSupply
 from .supply import evaluate_storage_supply
@@ -248,8 +248,8 @@ def _checkpoint_findings(checkpoint: dict) -> list[dict]:
                 "storage-checkpoint-blocking",
                 "warning",
                 f"synchronous checkpoints stop training for {checkpoint['blocking_s']:.0f} s "
-                "each; async_write would block only for the GPU-to-host copy "
-                f"({checkpoint['gpu_to_host_copy_s']:.1f} s)",
+                "each; async_write would block only for the GPU-to-host phase "
+                f"({max(checkpoint['gpu_to_host_copy_s'], ASYNC_BLOCKING_FLOOR_S):.1f} s)",
                 "storage.checkpoint.async_write",
             )
         )
