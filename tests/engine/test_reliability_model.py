@@ -305,7 +305,10 @@ def test_hbm_is_carved_out_of_the_textbook_gpu_module_rate():
     by = {c["component"]: c for c in result["components"]}
     module = by["gpu"]["failures_per_unit_year"] + by["hbm"]["failures_per_unit_year"]
     assert module == pytest.approx(8760 / 50_000)  # gpu-textbook MTTF
-    assert by["gpu"]["basis"] == by["hbm"]["basis"] == "textbook"
+    assert by["gpu"]["basis"] == "textbook"
+    # MI300X carries 192 GB of HBM3: the capacity-scaled interrupting rate, not an error rate.
+    assert by["hbm"]["basis"] == "derived"
+    assert by["hbm"]["failures_per_unit_year"] == pytest.approx(8760 / 294_912 * 192 / 80)
 
 
 def test_hbm_interruptions_scale_with_capacity_and_errors_beyond_them_degrade():

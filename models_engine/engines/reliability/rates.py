@@ -21,7 +21,8 @@ Per class:
   as degradations, never as interruptions.
 - NIC, PCIe switch, host DIMM, local SSD, host, software: measured on the Llama 3 fleet; the parts
   are not GPU-specific, so every generation uses them (basis "platform").
-- GPUs of other vendors / architectures: textbook module MTTF, HBM carved out of it.
+- GPUs of other vendors / architectures: textbook module MTTF with the HBM carved out of it
+  (the capacity-scaled HBM rate above when the memory type is a known HBM, else textbook).
 
 Override values (`rate_overrides={class: value}`): a catalog failure-rate id, a number
 (failures per unit-year), or a dict with one of afr_fraction_per_year, mtbf_hours, mtbe_hours,
@@ -191,7 +192,7 @@ def default_rates(catalog, gpu: GpuTraits) -> dict[str, Rate]:
         gpu_rate = _die_rate(catalog, gpu.architecture)
         hbm = _hbm_rate(catalog, gpu)
     else:
-        gpu_rate, hbm = _textbook_gpu_and_hbm(catalog, gpu.hbm_type)
+        gpu_rate, hbm = _textbook_gpu_and_hbm(catalog, gpu)
     rates = {"gpu": gpu_rate, "hbm": hbm}
     for key, entry_id in PLATFORM_IDS.items():
         rates[key] = _entry_rate(catalog, entry_id, key, PLATFORM)
@@ -251,10 +252,14 @@ def _hbm_rate(catalog, gpu: GpuTraits) -> Rate:
     )
 
 
-def _textbook_gpu_and_hbm(catalog, memory_type: str | None) -> tuple[Rate, Rate]:
+def _textbook_gpu_and_hbm(catalog, gpu: GpuTraits) -> tuple[Rate, Rate]:
     module = _entry_rate(catalog, GPU_MODULE_ID, "gpu", TEXTBOOK)
-    hbm_id = TEXTBOOK_HBM_BY_MEMORY.get(memory_type or "", "hbm-textbook")
-    hbm = _entry_rate(catalog, hbm_id, "hbm", TEXTBOOK)
+    if gpu.hbm_type in HBM_ERROR_MTBE_GB_HOURS:
+        # HBM stacks are the same parts whatever GPU carries them: the capacity-scaled rate.
+        hbm = _hbm_rate(catalog, gpu)
+    else:
+        hbm_id = TEXTBOOK_HBM_BY_MEMORY.get(gpu.hbm_type or "", "hbm-textbook")
+        hbm = _entry_rate(catalog, hbm_id, "hbm", TEXTBOOK)
     hbm_share = min(hbm.failures_per_unit_year, module.failures_per_unit_year)
     # The textbook GPU MTTF counts fleet failures attributed to the GPU (Meta 2024 files HBM3
     # errors under "GPU"), so it already holds memory: the HBM rate is carved out of it rather
@@ -268,7 +273,15 @@ def _textbook_gpu_and_hbm(catalog, memory_type: str | None) -> tuple[Rate, Rate]
         "(no fleet measurement for this architecture)",
         TEXTBOOK,
     )
-    return gpu, Rate("hbm", hbm_share, hbm.source, hbm.catalog_id, hbm.note, TEXTBOOK)
+    return gpu, Rate(
+        "hbm",
+        hbm_share,
+        hbm.source,
+        hbm.catalog_id,
+        hbm.note,
+        hbm.basis,
+        hbm.degrading_per_unit_year,
+    )
 
 
 def _override_rate(catalog, key: str, value: Any) -> Rate:
