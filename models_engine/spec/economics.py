@@ -84,6 +84,12 @@ class Economics(SpecModel):
         0.08, unit="fraction per year", description="Discount rate for NPV.", ge=0, le=1
     )
     currency: Literal["USD"] = spec_field("USD", unit="ISO 4217", description="Currency.")
+    gpu_software_licence: Literal["none", "nvidia-ai-enterprise"] = spec_field(
+        "none",
+        unit="enum",
+        description="Per-GPU software subscription bought for the stack: none (drivers, CUDA / "
+        "ROCm and the collective libraries are free) or nvidia-ai-enterprise (NVIDIA GPUs only).",
+    )
     price_overrides: PriceOverrides = section_field(
         PriceOverrides(), description="Prices that replace catalog figures."
     )
