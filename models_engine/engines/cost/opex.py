@@ -110,12 +110,20 @@ def staff_price(
     return assumptions.number(assumption_id), assumption_trace(assumptions, assumption_id)
 
 
+def core_team_fte(assumptions: Assumptions, gpus: int) -> float:
+    """The cluster's core operations team: the large-system team, scaled down with the GPUs
+    below the reference size, never below one 24x7 position."""
+    large = assumptions.number("cluster-ops-core-fte", "large-cluster")
+    floor = assumptions.number("cluster-ops-core-fte", "minimum")
+    full_from = assumptions.number("cluster-ops-core-fte", "full-core-from-gpus")
+    return max(floor, large * min(1.0, gpus / full_from))
+
+
 def staff_lines(inputs: CostInputs, assumptions: Assumptions, owned_model: str) -> list[CostLine]:
     """Cluster operations: a core team for the cluster (split over the sites by GPUs) plus
     staff per 1,000 GPUs at each site (every owned build); and a 24x7 facility team per on-prem
     site (a colocation provider's staff is in its fee)."""
     price, price_trace = staff_price(inputs, assumptions, "staff-usd-per-fte-year")
-    core = assumptions.number("cluster-ops-core-fte")
     per_1000 = assumptions.number("cluster-ops-fte-per-1000-gpus")
     ops_trace = derived(
         assumption_trace(assumptions, "cluster-ops-core-fte"),
@@ -123,6 +131,7 @@ def staff_lines(inputs: CostInputs, assumptions: Assumptions, owned_model: str) 
         price_trace,
     )
     total_gpus = sum(site.gpus for site in inputs.sites) or 1
+    core = core_team_fte(assumptions, total_gpus)
     lines = [
         _staff_line(
             f"cluster operations (core team share, SRE, network, remote hands), site {site.id}",
