@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from models_engine.catalog import Catalog
 from models_engine.engines.cost import evaluate_cost
+from models_engine.engines.cost.assumptions import design_overrides
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric import FabricResult, evaluate_fabric
 from models_engine.engines.facility import FacilityResult, evaluate_facility
@@ -146,6 +147,8 @@ def _cost(
         performance=performance,
         regions=regions,
         reliability=reliability,
+        # The design's own cost figures replace assumptions.yaml entries (traced as overrides).
+        assumption_overrides=design_overrides(ctx.spec.economics.cost_assumptions),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models_engine.catalog import Catalog, load_catalog
-from models_engine.engines.cost.assumptions import load_assumptions
+from models_engine.engines.cost.assumptions import assumption_errors, load_assumptions
 from models_engine.engines.cost.opex import licence_errors
 from models_engine.engines.facility import liquid_cooling_errors
 from models_engine.engines.regions.site_fill import fill_sites
@@ -47,8 +47,11 @@ def validate_design(
     unknown = reference_errors(spec, catalog) + price_errors
     if unknown:
         raise SpecValidationError(unknown)
-    mismatched = liquid_cooling_errors(spec, catalog) + licence_errors(
-        spec, catalog, load_assumptions()
+    assumptions = load_assumptions()
+    mismatched = (
+        liquid_cooling_errors(spec, catalog)
+        + licence_errors(spec, catalog, assumptions)
+        + assumption_errors(spec.economics.cost_assumptions, assumptions)
     )
     if mismatched:
         raise SpecValidationError(mismatched)

@@ -207,3 +207,47 @@ def test_an_owned_b200_design_compares_with_its_cloud_price():
     assert on_demand["available"]
     assert on_demand["usd_per_gpu_hour"] == pytest.approx(3.20)  # RBC data via the FT
     assert on_demand["owned_minus_cloud_npv_usd"] is not None
+
+
+# --- per-design overrides of any cost assumption -------------------------------------------------
+
+
+def test_a_design_overrides_a_cost_assumption_and_the_result_traces_it():
+    doc = example("dgx-h100-superpod-4su")
+    base = evaluated(doc)["cost"]
+    doc["economics"]["cost_assumptions"] = [{"id": "installation-hours-per-rack", "value": 16}]
+    cost = evaluated(doc)["cost"]
+    (line,) = [line for line in cost["capex"]["lines"] if line["part"] == "installation"]
+    (before,) = [line for line in base["capex"]["lines"] if line["part"] == "installation"]
+    assert line["total_usd"] == pytest.approx(before["total_usd"] / 2)
+    listed = {entry["id"]: entry for entry in cost["assumptions"]}
+    assert listed["installation-hours-per-rack"]["overridden"]
+
+
+def test_an_unknown_cost_assumption_is_an_error_naming_the_field():
+    doc = example("dgx-h100-superpod-4su")
+    doc["economics"]["cost_assumptions"] = [
+        {"id": "no-such-figure", "value": 1},
+        {"id": "construction-tier-usd-per-kw", "key": "V", "value": 1},
+    ]
+    with pytest.raises(SpecValidationError) as caught:
+        validate_design(doc)
+    first, second = caught.value.errors
+    assert first["path"] == "economics.cost_assumptions.0.id"
+    assert "installation-hours-per-rack" in first["allowed"]["one_of"]
+    assert second["path"] == "economics.cost_assumptions.1.key"
+    assert second["allowed"] == {"one_of": ["I", "II", "III", "IV"]}
+
+
+def test_a_design_can_override_one_key_of_a_table_valued_assumption():
+    doc = example("h100-256-onprem-starter")
+    doc["facility"].update({"power_redundancy": "2N", "cooling_redundancy": "2N"})  # Tier IV
+    doc["economics"]["cost_assumptions"] = [
+        {"id": "construction-tier-usd-per-kw", "key": "IV", "value": 30000}
+    ]
+    (line,) = [
+        line
+        for line in evaluated(doc)["cost"]["capex"]["lines"]
+        if line["item"].startswith("data-hall construction")
+    ]
+    assert line["unit_price_usd"] == pytest.approx(11.7e6 * 30000 / 20000)  # IV over III
