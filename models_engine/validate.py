@@ -13,7 +13,6 @@ from models_engine.catalog import Catalog, load_catalog
 from models_engine.engines.cost.assumptions import assumption_errors, load_assumptions
 from models_engine.engines.cost.opex import licence_errors
 from models_engine.engines.facility import liquid_cooling_errors
-from models_engine.engines.regions.site_fill import fill_sites
 from models_engine.hardware import GpuFigures, resolve_gpu
 from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import DesignSpec, SpecValidationError, parse_design, reference_errors
@@ -55,7 +54,4 @@ def validate_design(
     )
     if mismatched:
         raise SpecValidationError(mismatched)
-    # Each site's price, carbon, water stress and climate: the design's, else its catalog
-    # region's, else the US defaults (engines/regions/site_fill.py).
-    spec = fill_sites(spec, catalog)
     return ValidDesign(spec=spec, catalog=catalog, gpu=resolve_gpu(spec.compute, catalog))

@@ -18,8 +18,10 @@ from models_engine.engines.facility import evaluate_facility
 from models_engine.engines.regions.site_fill import (
     DEFAULT_CARBON_G_PER_KWH,
     DEFAULT_POWER_USD_PER_KWH,
+    fill_sites,
     site_figure_sources,
 )
+from models_engine.spec import design_to_dict
 from models_engine.validate import validate_design
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -53,10 +55,12 @@ def bare_site_doc(region_id: str | None) -> dict:
 
 
 def site_and_pue(doc: dict):
+    """The resolved site and the facility PUE, as the pipeline gives them to every engine."""
     design = validate_design(doc)
-    fabric = evaluate_fabric(design.spec, design.catalog)
-    facility = evaluate_facility(design.spec, design.catalog, fabric=fabric)
-    return design.spec.regions.sites[0], facility.primary.power.pue
+    spec = fill_sites(design.spec, design.catalog)
+    fabric = evaluate_fabric(spec, design.catalog)
+    facility = evaluate_facility(spec, design.catalog, fabric=fabric)
+    return spec.regions.sites[0], facility.primary.power.pue
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -113,10 +117,24 @@ def test_an_explicit_design_climate_still_wins_over_the_region():
     assert site.climate == "temperate"
 
 
+def test_the_stored_design_keeps_its_nulls_so_a_new_region_refills_them():
+    design = validate_design(bare_site_doc("us-tx-san-antonio"))
+    stored = design.spec.regions.sites[0]
+    assert stored.power_price_usd_per_kwh is None and stored.climate is None
+    doc = design_to_dict(design.spec)  # what the studio saves
+    doc["regions"]["sites"][0]["catalog_region_id"] = "eu-fi-hamina"
+    moved = validate_design(doc)
+    refilled = fill_sites(moved.spec, moved.catalog).regions.sites[0]
+    hamina = CATALOG.regions["eu-fi-hamina"]
+    assert refilled.power_price_usd_per_kwh == hamina.power_price_usd_per_kwh
+    assert refilled.climate == "cold"
+
+
 def test_existing_examples_keep_their_own_site_figures():
     for path in sorted(EXAMPLES.glob("*.json")):
         doc = json.loads(path.read_text())
-        spec = validate_design(copy.deepcopy(doc)).spec
+        design = validate_design(copy.deepcopy(doc))
+        spec = fill_sites(design.spec, design.catalog)
         for given_site, site in zip(doc["regions"]["sites"], spec.regions.sites, strict=True):
             assert site.power_price_usd_per_kwh == given_site["power_price_usd_per_kwh"]
             assert site.carbon_gco2e_per_kwh == given_site["carbon_gco2e_per_kwh"]
