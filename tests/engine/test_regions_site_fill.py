@@ -152,3 +152,14 @@ def test_the_catalog_has_regions_on_every_inhabited_continent_each_with_dated_so
     }
     for region in CATALOG.regions.values():
         assert region.sources and all(source.date for source in region.sources), region.id
+
+
+def test_a_default_filled_price_is_traced_to_its_source_and_date_in_the_cost():
+    from models_engine.pipeline import evaluate
+
+    cost = evaluate(bare_site_doc(None))["cost"]
+    (line,) = [line for line in cost["opex"]["lines"] if line["part"] == "energy"]
+    assert line["unit_price_usd"] == DEFAULT_POWER_USD_PER_KWH
+    assert line["price_source"].startswith("engine:regions.sites.0")
+    assert line["price_date"] == "2024"
+    assert "EIA" in line["source_title"]

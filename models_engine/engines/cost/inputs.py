@@ -211,9 +211,28 @@ class _Derived:
         self.items.append({"input": name, "how": how})
 
 
-def _site_prices(spec: DesignSpec, catalog: Catalog, assumptions: Assumptions, derived: _Derived):
+def _filled_power(regions: RegionsResult) -> dict[str, dict]:
+    """Where the regions engine says each site's electricity price came from, with its date."""
+    key = "power_price_usd_per_kwh"
+    return {
+        site["id"]: {
+            "source": (site.get("figure_sources") or {}).get(key, "design"),
+            "date": (site.get("figure_dates") or {}).get(key),
+        }
+        for site in regions.sites
+    }
+
+
+def _site_prices(
+    spec: DesignSpec,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    derived: _Derived,
+    filled: dict[str, dict],
+):
     """Per-site prices by site id. A site figure equal to its catalog region's traces to the
-    catalog entry (with its date); a different one is the design's own figure."""
+    catalog entry (with its date); one the regions engine filled (a default) to that engine's
+    stated source; any other is the design's own figure."""
     overrides = spec.economics.price_overrides
     out = {}
     for index, site in enumerate(spec.regions.sites):
@@ -223,8 +242,17 @@ def _site_prices(spec: DesignSpec, catalog: Catalog, assumptions: Assumptions, d
             power_trace = override_trace("economics.price_overrides.power_usd_per_kwh")
         else:
             power = site.power_price_usd_per_kwh
+            origin = filled.get(site.id, {})
             if region is not None and math.isclose(power, region.power_price_usd_per_kwh):
                 power_trace = catalog_trace("regions", region)
+            elif origin.get("source", "design") != "design":
+                # The regions engine filled it (US default): its source and date.
+                power_trace = Trace(
+                    kind="engine",
+                    ref=f"regions.sites.{index}.figure_sources",
+                    title=origin["source"],
+                    date=origin.get("date"),
+                )
             else:
                 power_trace = Trace(
                     kind="design",
@@ -367,7 +395,7 @@ def resolve_inputs(
 ) -> CostInputs:
     derived = _Derived()
     compute = spec.compute
-    prices = _site_prices(spec, catalog, assumptions, derived)
+    prices = _site_prices(spec, catalog, assumptions, derived, _filled_power(regions))
     storage_by_site = {site.site_id: site for site in storage.sites}
     sites = tuple(
         _site(spec, site, fabric, storage_by_site[site.site_id], prices[site.site_id])

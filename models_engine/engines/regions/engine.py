@@ -13,7 +13,7 @@ from models_engine.sites import site_slices
 from .jurisdictions import site_location
 from .residency import GB, TB, placement, stored_findings
 from .result import RegionsResult
-from .site_fill import site_figure_sources
+from .site_fill import site_figure_dates, site_figure_sources
 from .strategies import SYNC_VIABLE_SLOWDOWN, recommend
 from .training import CrossSite, cross_site, gpu_site_ids, training_with_wan
 from .wan import ring, widest_path
@@ -111,6 +111,7 @@ def _site_dict(site, location, gpus: int, catalog) -> dict:
         "renewable_contract_share": site.renewable_contract_share,
         "renewable_contract_instrument": site.renewable_contract_instrument,
         "figure_sources": site_figure_sources(site, region),
+        "figure_dates": site_figure_dates(site, region),
         "jurisdiction": site.jurisdiction,
         "country": location.country,
         "legal_codes": sorted(location.codes()),

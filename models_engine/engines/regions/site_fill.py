@@ -30,6 +30,7 @@ DEFAULT_SOURCES = {
     "carbon_gco2e_per_kwh": "US grid average 2021 (codecarbon global_energy_mix, OWID/Ember)",
     "climate": "temperate (no site, facility or catalog-region climate)",
 }
+DEFAULT_DATES = {"power_price_usd_per_kwh": "2024", "carbon_gco2e_per_kwh": "2021"}
 # Site field -> catalog Region field.
 REGION_FIELDS = {
     "power_price_usd_per_kwh": "power_price_usd_per_kwh",
@@ -87,6 +88,22 @@ def site_figure_sources(site, region) -> dict[str, str]:
             out[field] = DEFAULT_SOURCES[field]
         else:
             out[field] = "design"
+    return out
+
+
+def site_figure_dates(site, region) -> dict[str, str | None]:
+    """The date of each resolved figure: the catalog region's (price date for the price, its
+    newest source otherwise), the US default's, or None for the design's own figure."""
+    sources = site_figure_sources(site, region)
+    out: dict[str, str | None] = {}
+    for field, origin in sources.items():
+        if region is not None and origin == f"catalog region {region.id}":
+            if field == "power_price_usd_per_kwh":
+                out[field] = region.price_date
+            else:
+                out[field] = max(source.date for source in region.sources)
+        else:
+            out[field] = DEFAULT_DATES.get(field) if origin == DEFAULT_SOURCES.get(field) else None
     return out
 
 
