@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from models_engine.catalog import Catalog
 from models_engine.engines.cost import evaluate_cost
+from models_engine.engines.cost.assumptions import design_overrides
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric import FabricResult, evaluate_fabric
 from models_engine.engines.facility import FacilityResult, evaluate_facility
@@ -25,6 +26,7 @@ from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions import evaluate_regions
 from models_engine.engines.regions.result import RegionsResult
+from models_engine.engines.regions.site_fill import fill_sites
 from models_engine.engines.reliability import evaluate_reliability
 from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
@@ -146,6 +148,8 @@ def _cost(
         performance=performance,
         regions=regions,
         reliability=reliability,
+        # The design's own cost figures replace assumptions.yaml entries (traced as overrides).
+        assumption_overrides=design_overrides(ctx.spec.economics.cost_assumptions),
     )
 
 
@@ -235,6 +239,10 @@ def run_engines(
                 f"run_engines(only=...): unknown steps {sorted(unknown)}, "
                 f"missing inputs {sorted(missing)}"
             )
+    # Each site's price, carbon, water stress and climate: the design's, else its catalog
+    # region's, else the US defaults (engines/regions/site_fill.py). The stored design keeps
+    # its nulls, so choosing another region later refills them.
+    spec = fill_sites(spec, catalog)
     ctx = EvaluationContext(
         spec=spec,
         catalog=catalog,

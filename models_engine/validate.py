@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models_engine.catalog import Catalog, load_catalog
+from models_engine.engines.cost.assumptions import assumption_errors, load_assumptions
+from models_engine.engines.cost.opex import licence_errors
+from models_engine.engines.facility import liquid_cooling_errors
 from models_engine.hardware import GpuFigures, resolve_gpu
 from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import DesignSpec, SpecValidationError, parse_design, reference_errors
@@ -43,4 +46,12 @@ def validate_design(
     unknown = reference_errors(spec, catalog) + price_errors
     if unknown:
         raise SpecValidationError(unknown)
+    assumptions = load_assumptions()
+    mismatched = (
+        liquid_cooling_errors(spec, catalog)
+        + licence_errors(spec, catalog, assumptions)
+        + assumption_errors(spec.economics.cost_assumptions, assumptions)
+    )
+    if mismatched:
+        raise SpecValidationError(mismatched)
     return ValidDesign(spec=spec, catalog=catalog, gpu=resolve_gpu(spec.compute, catalog))

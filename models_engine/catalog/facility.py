@@ -8,6 +8,9 @@ from models_engine.catalog.base import DATE_PATTERN, CatalogEntry, coerce_date_t
 
 HOURS_PER_YEAR = 8760.0
 
+# WRI Aqueduct 4.0 baseline water stress categories (withdrawals / available supply).
+WaterStress = Literal["low", "low-medium", "medium-high", "high", "extremely-high"]
+
 StorageKind = Literal["media-ssd", "media-hdd", "pfs-appliance", "managed-pfs", "object-store"]
 
 
@@ -83,7 +86,15 @@ class Region(CatalogEntry):
     )
     power_price_usd_per_kwh: float = Field(gt=0, description="Electricity price, USD per kWh.")
     grid_carbon_g_co2e_per_kwh: float = Field(
-        ge=0, description="Grid carbon intensity, gCO2e per kWh."
+        ge=0, description="Grid carbon intensity (annual average), gCO2e per kWh."
+    )
+    grid_carbon_marginal_g_co2e_per_kwh: float | None = Field(
+        default=None,
+        ge=0,
+        description="Marginal (non-baseload) grid carbon intensity, gCO2e per kWh.",
+    )
+    water_stress: WaterStress | None = Field(
+        default=None, description="WRI Aqueduct baseline water stress category."
     )
     colocation_usd_per_kw_month: float | None = Field(
         default=None, gt=0, description="Wholesale colocation, USD per kW-month."

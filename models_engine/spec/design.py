@@ -85,11 +85,15 @@ class DesignSpec(SpecModel):
                 hint,
             )
         domain = self.compute.nvlink_domain.gpus
+        if self.compute.nvlink_domain.kind == "pcie":
+            # Without NVLink the GPUs of one node still reach each other over PCIe (vLLM's
+            # TP=2/4 on PCIe servers); the collectives model charges PCIe bandwidth for it.
+            domain = max(domain, self.compute.gpus_per_node)
         if par.tp > domain:
             issues.add(
                 "workload.parallelism.tp",
-                f"tp ({par.tp}) must fit in one NVLink domain "
-                f"(compute.nvlink_domain.gpus = {domain})",
+                f"tp ({par.tp}) must fit in one NVLink domain, or in one node over PCIe "
+                f"(here {domain} GPUs)",
                 {"le": domain},
             )
 

@@ -21,6 +21,28 @@ class CatalogPriceOverride(SpecModel):
     )
 
 
+class CostAssumptionOverride(SpecModel):
+    """The design's own figure for one cost assumption (or one key of a table-valued one)."""
+
+    id: str = spec_field(
+        ...,
+        unit="assumption id",
+        description="Id of a cost assumption, e.g. installation-hours-per-rack.",
+        pattern=CATALOG_ID_PATTERN,
+    )
+    key: str | None = spec_field(
+        None,
+        unit="key",
+        description="Key of a table-valued assumption (e.g. III of construction-tier-usd-per-kw); "
+        "null for a single figure.",
+        min_length=1,
+        max_length=80,
+    )
+    value: float = spec_field(
+        ..., unit="the assumption's unit", description="The design's figure.", ge=0, le=1e12
+    )
+
+
 class PriceOverrides(SpecModel):
     """Prices that replace the catalog / regional figures. null = use the catalog."""
 
@@ -84,6 +106,18 @@ class Economics(SpecModel):
         0.08, unit="fraction per year", description="Discount rate for NPV.", ge=0, le=1
     )
     currency: Literal["USD"] = spec_field("USD", unit="ISO 4217", description="Currency.")
+    gpu_software_licence: Literal["none", "nvidia-ai-enterprise"] = spec_field(
+        "none",
+        unit="enum",
+        description="Per-GPU software subscription bought for the stack: none (drivers, CUDA / "
+        "ROCm and the collective libraries are free) or nvidia-ai-enterprise (NVIDIA GPUs only).",
+    )
+    cost_assumptions: list[CostAssumptionOverride] = section_field(
+        [],
+        description="This design's own figures for cost assumptions (the results list every "
+        "assumption id with its published source and date).",
+        max_length=100,
+    )
     price_overrides: PriceOverrides = section_field(
         PriceOverrides(), description="Prices that replace catalog figures."
     )

@@ -12,16 +12,19 @@ Redundancy = Literal["N", "N+1", "2N"]
 class Facility(SpecModel):
     """The data hall the cluster sits in."""
 
-    cooling: str = spec_field(
-        "air",
+    cooling: str | None = spec_field(
+        None,
         unit="catalog id",
-        description="Catalog cooling id: air, rear-door-hx, direct-to-chip, immersion.",
+        description="Catalog cooling id: air, rear-door-hx, direct-to-chip, immersion; null = "
+        "direct-to-chip when the system needs liquid, else the first of air, rear-door-hx, "
+        "direct-to-chip that holds the densest rack.",
         pattern=CATALOG_ID_PATTERN,
     )
     rack_power_limit_kw: float = spec_field(
         40.0,
         unit="kW",
-        description="Power the facility can deliver and cool per rack.",
+        description="Power the facility can deliver and cool per rack (130-140 kW for GB300 "
+        "NVL72-class liquid racks).",
         gt=0,
         le=1000,
     )
@@ -41,10 +44,11 @@ class Facility(SpecModel):
         ge=1.0,
         le=5.0,
     )
-    climate: Literal["cold", "temperate", "hot-dry", "hot-humid"] = spec_field(
-        "temperate",
+    climate: Literal["cold", "temperate", "hot-dry", "hot-humid"] | None = spec_field(
+        None,
         unit="enum",
-        description="Site climate (drives free-cooling hours and water use).",
+        description="Climate of every site (free-cooling hours and water use); null = each "
+        "site's own climate, from its catalog region, else temperate.",
     )
     wue_l_per_kwh: float | None = spec_field(
         None,

@@ -20,6 +20,9 @@ from ._base import (
 )
 
 SHARE_SUM_TOLERANCE = 1e-6
+Climate = Literal["cold", "temperate", "hot-dry", "hot-humid"]
+# WRI Aqueduct baseline water stress categories (as the catalog's regions).
+WaterStress = Literal["low", "low-medium", "medium-high", "high", "extremely-high"]
 # Legal regime codes: ISO 3166 alpha-2 country codes plus blocs such as "EU".
 JURISDICTION_PATTERN = r"^[A-Z]{2,3}$"
 
@@ -46,11 +49,56 @@ class Site(SpecModel):
         ge=0,
         le=1,
     )
-    power_price_usd_per_kwh: float = spec_field(
-        ..., unit="USD/kWh", description="Electricity price.", ge=0, le=10
+    power_price_usd_per_kwh: float | None = spec_field(
+        None,
+        unit="USD/kWh",
+        description="Electricity price; null = the catalog region's figure (else the US "
+        "industrial average).",
+        ge=0,
+        le=10,
     )
-    carbon_gco2e_per_kwh: float = spec_field(
-        ..., unit="gCO2e/kWh", description="Grid carbon intensity.", ge=0, le=2000
+    carbon_gco2e_per_kwh: float | None = spec_field(
+        None,
+        unit="gCO2e/kWh",
+        description="Grid carbon intensity, annual average (location-based); null = the "
+        "catalog region's figure (else the US average).",
+        ge=0,
+        le=2000,
+    )
+    carbon_marginal_gco2e_per_kwh: float | None = spec_field(
+        None,
+        unit="gCO2e/kWh",
+        description="Marginal grid carbon intensity; null = the catalog region's figure, if any.",
+        ge=0,
+        le=2000,
+    )
+    climate: Climate | None = spec_field(
+        None,
+        unit="enum",
+        description="Site climate for PUE and water; null = facility.climate, else the catalog "
+        "region's, else temperate.",
+    )
+    water_stress: WaterStress | None = spec_field(
+        None,
+        unit="enum",
+        description="WRI Aqueduct baseline water stress; null = the catalog region's, if any.",
+    )
+    renewable_contract_share: float = spec_field(
+        0.0,
+        unit="fraction (0-1)",
+        description="Share of the site's electricity covered by a zero-carbon contract "
+        "instrument (GHG Protocol Scope 2 market-based method).",
+        ge=0,
+        le=1,
+    )
+    renewable_contract_instrument: Literal[
+        "not-stated", "ppa", "unbundled-recs", "green-tariff"
+    ] = spec_field(
+        "not-stated",
+        unit="enum",
+        description="Contract instrument behind renewable_contract_share: power purchase "
+        "agreement, unbundled certificates (RECs / GOs) or a utility green tariff (reported "
+        "with the market-based figure).",
     )
     jurisdiction: str = spec_field(
         ...,
@@ -124,17 +172,9 @@ class Dataset(SpecModel):
 
 
 def _default_sites() -> list[Site]:
-    # US industrial electricity 2024 average (EIA) and the US grid average carbon intensity.
-    return [
-        Site(
-            id="site-1",
-            name="Primary site",
-            gpu_share=1.0,
-            power_price_usd_per_kwh=0.0771,
-            carbon_gco2e_per_kwh=370.0,
-            jurisdiction="US",
-        )
-    ]
+    # Price and carbon left null: filled from a catalog region when one is chosen, else from
+    # the US defaults (engines/regions/site_fill.py).
+    return [Site(id="site-1", name="Primary site", gpu_share=1.0, jurisdiction="US")]
 
 
 class Regions(SpecModel):

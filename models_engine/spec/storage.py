@@ -33,16 +33,62 @@ class StorageTier(SpecModel):
     read_gbytes_per_s: float = spec_field(
         ...,
         unit="GB/s",
-        description="Sustained read bandwidth, gigabytes per second (per node for local-nvme).",
+        description=(
+            "Rated read bandwidth, gigabytes per second (per node for local-nvme; the "
+            "system's aggregate otherwise). achieved_fraction turns it into what a job gets."
+        ),
         gt=0,
         le=1e6,
     )
     write_gbytes_per_s: float = spec_field(
         ...,
         unit="GB/s",
-        description="Sustained write bandwidth, gigabytes per second (per node for local-nvme).",
+        description=(
+            "Rated write bandwidth, gigabytes per second (per node for local-nvme; the "
+            "system's aggregate otherwise)."
+        ),
         gt=0,
         le=1e6,
+    )
+    achieved_fraction: float | None = spec_field(
+        None,
+        unit="fraction",
+        description=(
+            "Share of the rated bandwidth a large job achieves (server side); null = the "
+            "engine's published default for the tier kind (storage/data.py)."
+        ),
+        gt=0,
+        le=1,
+    )
+    client_read_gbytes_per_s: float | None = spec_field(
+        None,
+        unit="GB/s",
+        description=(
+            "Most one node's client reads from this shared tier (e.g. NFS RPC slots); null = "
+            "bounded only by the storage network."
+        ),
+        gt=0,
+        le=1e4,
+    )
+    client_write_gbytes_per_s: float | None = spec_field(
+        None,
+        unit="GB/s",
+        description=(
+            "Most one node's client writes to this shared tier; null = bounded only by the "
+            "storage network."
+        ),
+        gt=0,
+        le=1e4,
+    )
+    metadata_creates_per_s: float | None = spec_field(
+        None,
+        unit="files/s",
+        description=(
+            "File creates per second the tier's metadata service sustains; a checkpoint "
+            "creates one file per writer GPU. null = not limiting."
+        ),
+        gt=0,
+        le=1e9,
     )
     sku: str | None = spec_field(
         None,
@@ -77,6 +123,28 @@ class CheckpointPolicy(SpecModel):
     )
     incremental: bool = spec_field(
         False, unit="boolean", description="Only changed shards are written."
+    )
+    max_write_duty_cycle: float = spec_field(
+        0.5,
+        unit="fraction",
+        description=(
+            "Largest share of the time checkpoint writes may occupy the durable tier's write "
+            "bandwidth (the rest is left to data loading and other jobs); bounds the interval "
+            "from below at write time / duty cycle."
+        ),
+        gt=0,
+        le=1,
+    )
+    in_memory_copies: int = spec_field(
+        0,
+        unit="copies",
+        description=(
+            "Copies of each node's checkpoint shard kept in peer nodes' host RAM (Gemini-style "
+            "in-memory tier); 0 = none. Restarts read from peers; the durable tier is written "
+            "less often."
+        ),
+        ge=0,
+        le=4,
     )
     retention_count: int = spec_field(
         3,

@@ -140,7 +140,7 @@ REFERENCE_FIGURES = [
     ("systems", "gb200-nvl72-rack", "psu_kw", 5.5),
     ("cooling", "air", "pue_typical", 1.58),
     ("cooling", "air", "max_rack_kw", 35),
-    ("cooling", "direct-to-chip", "max_rack_kw", 120),
+    ("cooling", "direct-to-chip", "max_rack_kw", 140),  # GB300 NVL72 racks 120-140 kW on DLC
     # cost.md
     ("gpus", "h100-sxm-80gb", "price_usd", 31250),
     ("systems", "dgx-h100", "price_usd", 375000),

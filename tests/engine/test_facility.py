@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from models_engine.spec import SpecValidationError
+from models_engine.validate import validate_design
 from tests.engine.fabric_designs import cluster_facility, design_doc, example_doc
 
 
@@ -105,15 +107,55 @@ def test_finding_when_rack_exceeds_cooling_and_thresholds_are_configurable():
     assert relaxed["cooling"]["feasible"]
     assert "facility-cooling-exceeded" not in {f["id"] for f in relaxed["findings"]}
     holds = {row["cooling"]: row["holds_design"] for row in out["cooling"]["feasibility"]}
-    assert holds == {"air": False, "rear-door-hx": False, "direct-to-chip": True, "immersion": True}
+    # An active rear door holds 75 kW (HPE Motivair door QuickSpecs via the catalog).
+    assert holds == {"air": False, "rear-door-hx": True, "direct-to-chip": True, "immersion": True}
 
 
-def test_liquid_systems_need_liquid_cooling_and_their_rack_power():
+def test_rear_door_ranks_above_plain_air_and_is_chosen_when_air_cannot_hold_the_rack():
+    catalog_rows = _facility(design_doc())["cooling"]["feasibility"]
+    limits = {row["cooling"]: row["max_rack_kw"] for row in catalog_rows}
+    assert limits["rear-door-hx"] > limits["air"]
+    doc = design_doc(facility={"rack_power_limit_kw": 42})  # 4 x 10.2 = 40.8 kW racks
+    doc["facility"].pop("cooling")
+    auto = _facility(doc)
+    assert auto["cooling"]["cooling"] == "rear-door-hx"
+    assert auto["cooling"]["cooling_source"].startswith("first cooling that holds")
+    assert auto["cooling"]["liquid_loop"]["cdus"] == 0  # doors take facility water directly
+
+
+def test_a_liquid_system_in_an_air_hall_stops_with_one_error_naming_the_cooling():
     doc = example_doc("gb200-nvl72-multirack")
-    doc["facility"].update({"cooling": "air", "rack_power_limit_kw": 40})
-    ids = {f["id"] for f in _facility(doc)["findings"]}
-    assert {"facility-liquid-required", "facility-system-over-rack-limit"} <= ids
-    assert "facility-cooling-exceeded" in ids
+    doc["facility"].update({"cooling": "air"})
+    with pytest.raises(SpecValidationError) as caught:
+        validate_design(doc)
+    assert [e["path"] for e in caught.value.errors] == ["facility.cooling"]
+    assert caught.value.errors[0]["allowed"] == {"one_of": ["direct-to-chip", "immersion"]}
+
+
+def test_a_liquid_system_with_no_cooling_given_gets_direct_to_chip_and_its_water_loop():
+    doc = example_doc("gb200-nvl72-multirack")
+    doc["facility"].pop("cooling")
+    doc["facility"].pop("pue")
+    out = _facility(doc)
+    cooling = out["cooling"]
+    assert cooling["cooling"] == "direct-to-chip"
+    assert cooling["cooling_source"] == "system needs liquid at the chip"
+    assert out["power"]["pue"] < 1.3  # liquid PUE, not the 1.58 air fallback
+    loop = cooling["liquid_loop"]
+    # Q = m c_p dT: 1 kW at 10 K is 60 / 41.86 = 1.433 L/min.
+    assert loop["facility_water_l_per_min"] == pytest.approx(
+        cooling["liquid_heat_kw"] * 60 / (4.186 * 10)
+    )
+    assert loop["cdus"] >= 1
+
+
+@pytest.mark.parametrize("rack_kw", [130.0, 140.0])
+def test_gb300_class_racks_of_130_to_140_kw_are_expressible_on_direct_to_chip(rack_kw):
+    doc = example_doc("gb200-nvl72-multirack")
+    doc["facility"].update({"rack_power_limit_kw": rack_kw})
+    out = _facility(doc)
+    assert out["cooling"]["feasible"]
+    assert "facility-cooling-exceeded" not in {f["id"] for f in out["findings"]}
 
 
 def test_liquid_fraction_and_water():

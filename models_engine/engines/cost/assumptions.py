@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from models_engine.catalog.base import ID_PATTERN, Source
+from models_engine.spec.errors import error
 
 
 class Assumption(BaseModel):
@@ -79,6 +80,45 @@ class Assumptions:
                 {**entry.model_dump(), "value": value}
             )
         return Assumptions(entries, self.overridden | frozenset(overrides))
+
+
+def design_overrides(items) -> dict[str, Any]:
+    """economics.cost_assumptions as with_overrides() takes them: {id: value} or, for a key of
+    a table-valued assumption, {id: {key: value}}."""
+    out: dict[str, Any] = {}
+    for item in items:
+        if item.key is None:
+            out[item.id] = item.value
+        else:
+            out.setdefault(item.id, {})[item.key] = item.value
+    return out
+
+
+def assumption_errors(items, assumptions: Assumptions) -> list[dict]:
+    """Errors naming economics.cost_assumptions.<index> for an unknown id, a key the entry does
+    not have, or a value the entry cannot take; else []."""
+    out = []
+    for index, item in enumerate(items):
+        path = f"economics.cost_assumptions.{index}"
+        entry = assumptions.entries.get(item.id)
+        if entry is None:
+            out.append(
+                error(
+                    f"{path}.id", "unknown cost assumption", {"one_of": sorted(assumptions.entries)}
+                )
+            )
+            continue
+        table = entry.value if isinstance(entry.value, dict) else None
+        if (table is None) != (item.key is None) or (table and item.key not in table):
+            keys = sorted(table) if table else []
+            message = f"{item.id} is a table: give one of its keys" if table else "not a table"
+            out.append(error(f"{path}.key", message, {"one_of": keys} if keys else None))
+            continue
+        try:
+            assumptions.with_overrides(design_overrides([item]))
+        except ValueError as exc:
+            out.append(error(f"{path}.value", f"not a valid value: {exc}", None))
+    return out
 
 
 @functools.lru_cache(maxsize=1)

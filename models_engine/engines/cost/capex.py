@@ -520,18 +520,23 @@ def storage_lines(
     return capex, services
 
 
-def construction_usd_per_mw(assumptions: Assumptions, redundancy: str) -> tuple[float, Trace]:
+# Paid hours in one FTE-year (40 h x 52 weeks): the loaded yearly cost as an hourly rate.
+PAID_HOURS_PER_FTE_YEAR = 2080.0
+
+
+def construction_usd_per_mw(assumptions: Assumptions, tier: str) -> tuple[float, Trace]:
+    """Construction cost per MW of critical load at an Uptime tier: the current C&W figure at
+    its baseline tier, scaled by the Uptime cost model's ratio between tiers (one basis)."""
     base = assumptions.number("construction-usd-per-mw-it")
-    share = assumptions.number("construction-critical-capacity-share")
-    factors = assumptions.value("redundancy-installed-capacity-factor")
-    baseline = assumptions.value("construction-baseline-redundancy")
-    ratio = float(factors[redundancy]) / float(factors[baseline])
+    by_tier = assumptions.value("construction-tier-usd-per-kw")
+    baseline = assumptions.value("construction-baseline-tier")
+    ratio = float(by_tier[tier]) / float(by_tier[baseline])
     trace = derived(
         assumption_trace(assumptions, "construction-usd-per-mw-it"),
-        assumption_trace(assumptions, "construction-critical-capacity-share"),
-        assumption_trace(assumptions, "redundancy-installed-capacity-factor"),
+        assumption_trace(assumptions, "construction-baseline-tier"),
+        assumption_trace(assumptions, "construction-tier-usd-per-kw"),
     )
-    return base * (1.0 - share + share * ratio), trace
+    return base * ratio, trace
 
 
 def facility_lines(
@@ -539,16 +544,18 @@ def facility_lines(
 ) -> list[CostLine]:
     """Construction of an owned data hall at each site that hosts GPUs (on-prem only), sized
     to the site's provisioned IT load (facility engine)."""
-    redundancy = inputs.spec.facility.power_redundancy
-    per_mw, trace = construction_usd_per_mw(assumptions, redundancy)
-    cooling = catalog.cooling.get(inputs.spec.facility.cooling)
+    facility = inputs.spec.facility
+    redundancy = f"{facility.power_redundancy} power / {facility.cooling_redundancy} cooling"
     out = []
     for site in inputs.sites:
+        per_mw, trace = construction_usd_per_mw(assumptions, site.uptime_tier)
+        cooling = catalog.cooling.get(site.cooling_id)  # what the facility engine built
         it_kw = site.it_power_kw
         out.append(
             CostLine(
                 part="facility",
-                item=f"data-hall construction, {redundancy} power, site {site.id}",
+                item=f"data-hall construction, Tier {site.uptime_tier} ({redundancy}), "
+                f"site {site.id}",
                 catalog_id=None,
                 quantity=it_kw / 1000.0,
                 unit="MW IT",
@@ -616,19 +623,31 @@ def fraction_of_hardware_lines(
     return out
 
 
-def installation_lines(
-    inputs: CostInputs, assumptions: Assumptions, hardware: list[CostLine]
-) -> list[CostLine]:
-    """Installation, integration and burn-in of each site's priced hardware."""
-    return fraction_of_hardware_lines(
-        inputs,
-        assumptions,
-        hardware,
-        assumption_id="installation-fraction-of-hardware-capex",
-        part="installation",
-        item="installation, integration and burn-in",
-        depreciation=HARDWARE,
+def installation_lines(inputs: CostInputs, assumptions: Assumptions) -> list[CostLine]:
+    """Installation, cabling, burn-in and commissioning of each site's racks: technician hours
+    per rack (facility engine's rack count) at the facility technician's loaded hourly rate."""
+    hours = assumptions.number("installation-hours-per-rack")
+    rate = assumptions.number("facility-staff-usd-per-fte-year") / PAID_HOURS_PER_FTE_YEAR
+    trace = derived(
+        assumption_trace(assumptions, "installation-hours-per-rack"),
+        assumption_trace(assumptions, "facility-staff-usd-per-fte-year"),
     )
+    return [
+        CostLine(
+            part="installation",
+            item=f"installation, cabling, burn-in and commissioning, site {site.id}",
+            catalog_id=None,
+            quantity=site.racks * hours,
+            unit="technician hours",
+            unit_price_usd=rate,
+            total_usd=site.racks * hours * rate,
+            trace=trace,
+            depreciation=HARDWARE,
+            site=site.id,
+            note=f"{site.racks} racks x {hours:g} h x ${rate:,.2f}/h",
+        )
+        for site in inputs.sites
+    ]
 
 
 def spares_line(inputs: CostInputs, hardware: list[CostLine]) -> CostLine:

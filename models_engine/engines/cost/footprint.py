@@ -1,18 +1,31 @@
-"""Carbon (grid intensity x facility energy, per site) and water (the facility engine's
-figure, per site).
+"""Energy at three boundaries and carbon (per site, per year and per training run), and water.
 
-Carbon counts location-based grid emissions of each site's facility energy (the facility
-engine's IT x PUE) at that site's gCO2e/kWh. Water is the facility engine's own quantity
-(WUE x IT energy of each site); the cost engine reports it, it does not recompute it.
+Boundaries (all the facility engine's figures, never re-derived): GPU (the GPUs alone at the
+training draw: what model cards report as GPU energy), IT (every server, switch, optic and
+storage device), facility (IT x PUE: what the site buys from the grid).
+
+Carbon follows the GHG Protocol Scope 2 Guidance's two methods on the facility energy:
+- location-based: the site's grid average intensity;
+- market-based: the share covered by a zero-carbon contract instrument (PPA, unbundled RECs /
+  GOs, green tariff; `regions.sites[].renewable_contract_share`) at 0 g/kWh and the rest at a
+  residual mix. No residual-mix factor is in the references: the grid average stands in for it
+  (ASSUMPTION; a real residual mix is higher, so this understates market-based emissions).
+A marginal figure (the site's marginal intensity, where the catalog has one) is given beside
+them for decisions about added load. Water is the facility engine's own quantity.
 """
 
 from __future__ import annotations
 
-from .inputs import KWH_PER_MWH, CostInputs
+from .inputs import HOURS_PER_YEAR, KWH_PER_MWH, CostInputs
 from .trace import CostLine
 
 GRAMS_PER_TONNE = 1e6
 LITRES_PER_M3 = 1000.0
+BOUNDARIES = ("gpu", "it", "facility")
+METHOD = (
+    "GHG Protocol Scope 2 on facility energy: location-based = grid average; market-based = "
+    "contracted zero-carbon share at 0, the rest at the grid average (residual-mix proxy)"
+)
 
 
 def carbon_tco2e(energy_kwh: float, grams_per_kwh: float) -> float:
@@ -23,35 +36,79 @@ def water_m3(it_energy_kwh: float, wue_l_per_kwh: float) -> float:
     return it_energy_kwh * wue_l_per_kwh / LITRES_PER_M3
 
 
+def _site_energy_kwh(site, facility_kwh: float) -> dict[str, float]:
+    """One year of the site's energy at each boundary; the facility figure is the energy line's
+    (it carries the PUE lever), GPU and IT scale with it from the facility engine's ratios."""
+    scale = facility_kwh / site.energy_kwh if site.energy_kwh else 0.0
+    return {
+        "gpu": site.gpu_energy_kwh * scale,
+        "it": site.it_energy_kwh * scale,
+        "facility": facility_kwh,
+    }
+
+
+def _site_carbon(site, energy: dict[str, float]) -> dict:
+    facility = energy["facility"]
+    covered = site.renewable_contract_share
+    marginal = site.carbon_marginal_g_per_kwh
+    return {
+        "site": site.id,
+        "gpu_energy_mwh_per_year": energy["gpu"] / KWH_PER_MWH,
+        "it_energy_mwh_per_year": energy["it"] / KWH_PER_MWH,
+        "facility_energy_mwh_per_year": facility / KWH_PER_MWH,
+        "carbon_gco2e_per_kwh": site.carbon_g_per_kwh,
+        "carbon_marginal_gco2e_per_kwh": marginal,
+        "renewable_contract_share": covered,
+        "renewable_contract_instrument": site.renewable_contract_instrument,
+        "tco2e_per_year": carbon_tco2e(facility, site.carbon_g_per_kwh),
+        "market_based_tco2e_per_year": carbon_tco2e(
+            facility * (1.0 - covered), site.carbon_g_per_kwh
+        ),
+        "marginal_tco2e_per_year": None if marginal is None else carbon_tco2e(facility, marginal),
+    }
+
+
+def _sum(rows: list[dict], key: str) -> float | None:
+    values = [row[key] for row in rows]
+    return None if any(value is None for value in values) else sum(values)
+
+
+def _per_run(rows: list[dict], run_hours: float | None) -> dict | None:
+    """A training run's energy and carbon: each site's yearly figures over the run's hours."""
+    if run_hours is None:
+        return None
+    years = run_hours / HOURS_PER_YEAR
+    out = {f"{b}_energy_mwh": _sum(rows, f"{b}_energy_mwh_per_year") * years for b in BOUNDARIES}
+    for method in ("tco2e", "market_based_tco2e", "marginal_tco2e"):
+        total = _sum(rows, f"{method}_per_year")
+        out[method] = None if total is None else total * years
+    return out
+
+
 def footprint(
     inputs: CostInputs, energy: tuple[CostLine, ...] | list[CostLine], run_hours: float | None
 ) -> tuple[dict, dict]:
     sites = {site.id: site for site in inputs.sites}
-    per_site = []
-    run_tonnes = 0.0
-    run_kwh = 0.0
-    for line in energy:
-        site = sites[line.site]
-        kwh = line.quantity or 0.0
-        tonnes = carbon_tco2e(kwh, site.carbon_g_per_kwh)
-        per_site.append(
-            {
-                "site": site.id,
-                "facility_energy_mwh_per_year": kwh / KWH_PER_MWH,
-                "carbon_gco2e_per_kwh": site.carbon_g_per_kwh,
-                "tco2e_per_year": tonnes,
-            }
-        )
-        if run_hours is not None:
-            site_run_kwh = line.extra["facility_average_kw"] * run_hours
-            run_kwh += site_run_kwh
-            run_tonnes += carbon_tco2e(site_run_kwh, site.carbon_g_per_kwh)
+    per_site = [
+        _site_carbon(sites[line.site], _site_energy_kwh(sites[line.site], line.quantity or 0.0))
+        for line in energy
+    ]
+    run = _per_run(per_site, run_hours)
     carbon = {
-        "method": "location-based: facility energy x site grid intensity",
-        "tco2e_per_year": sum(item["tco2e_per_year"] for item in per_site),
+        "method": METHOD,
+        "boundaries": {
+            "gpu": "GPUs alone at the training draw (facility.power.annual_gpu_mwh)",
+            "it": "all IT: servers, network, optics, storage (facility.power.annual_it_mwh)",
+            "facility": "IT x PUE, what the site buys (facility.power.annual_mwh)",
+        },
+        "energy_mwh_per_year": {b: _sum(per_site, f"{b}_energy_mwh_per_year") for b in BOUNDARIES},
+        "tco2e_per_year": _sum(per_site, "tco2e_per_year"),
+        "market_based_tco2e_per_year": _sum(per_site, "market_based_tco2e_per_year"),
+        "marginal_tco2e_per_year": _sum(per_site, "marginal_tco2e_per_year"),
         "per_site": per_site,
-        "per_run_tco2e": run_tonnes if run_hours is not None else None,
-        "per_run_facility_energy_mwh": run_kwh / KWH_PER_MWH if run_hours is not None else None,
+        "per_run": run,
+        "per_run_tco2e": run["tco2e"] if run else None,
+        "per_run_facility_energy_mwh": run["facility_energy_mwh"] if run else None,
     }
     it_kwh = sum(site.it_energy_kwh for site in inputs.sites)
     known = inputs.water_m3_per_year

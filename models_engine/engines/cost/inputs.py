@@ -55,6 +55,10 @@ SOURCES = {
     "it_power_kw": "facility.sites[].power.it_kw.total",
     "energy": "facility.sites[].power.annual_mwh",
     "pue": "facility.sites[].power.pue",
+    "gpu_energy": "facility.sites[].power.annual_gpu_mwh",
+    "cooling": "facility.sites[].cooling.cooling",
+    "uptime_tier": "facility.sites[].redundancy.uptime_tier_indicative.tier",
+    "racks": "facility.sites[].rack_summary.total_racks",
     "water": "facility.sites[].cooling.water_m3_per_year",
     "storage_tiers": "storage.sites[].durability.tiers",
     "time_to_train_days": "reliability.time_to_train.with_failures_days",
@@ -106,12 +110,19 @@ class SiteInputs:
     energy_kwh: float  # facility energy per year (IT x PUE, the facility's load profile)
     it_energy_kwh: float
     pue: float
+    cooling_id: str  # the cooling the facility engine built with
+    uptime_tier: str  # the facility engine's indicative Uptime tier (I-IV)
+    racks: int  # every rack of the site (facility engine)
+    gpu_energy_kwh: float  # GPU boundary, per year (facility engine)
     wue_l_per_kwh: float | None
     wue_source: str
     water_m3_per_year: float | None
     power_usd_per_kwh: float
     power_trace: Trace
     carbon_g_per_kwh: float
+    carbon_marginal_g_per_kwh: float | None
+    renewable_contract_share: float
+    renewable_contract_instrument: str
     colocation_usd_per_kw_month: float
     colocation_trace: Trace
     tiers: tuple[TierInputs, ...]
@@ -200,9 +211,28 @@ class _Derived:
         self.items.append({"input": name, "how": how})
 
 
-def _site_prices(spec: DesignSpec, catalog: Catalog, assumptions: Assumptions, derived: _Derived):
+def _filled_power(regions: RegionsResult) -> dict[str, dict]:
+    """Where the regions engine says each site's electricity price came from, with its date."""
+    key = "power_price_usd_per_kwh"
+    return {
+        site["id"]: {
+            "source": (site.get("figure_sources") or {}).get(key, "design"),
+            "date": (site.get("figure_dates") or {}).get(key),
+        }
+        for site in regions.sites
+    }
+
+
+def _site_prices(
+    spec: DesignSpec,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    derived: _Derived,
+    filled: dict[str, dict],
+):
     """Per-site prices by site id. A site figure equal to its catalog region's traces to the
-    catalog entry (with its date); a different one is the design's own figure."""
+    catalog entry (with its date); one the regions engine filled (a default) to that engine's
+    stated source; any other is the design's own figure."""
     overrides = spec.economics.price_overrides
     out = {}
     for index, site in enumerate(spec.regions.sites):
@@ -212,8 +242,17 @@ def _site_prices(spec: DesignSpec, catalog: Catalog, assumptions: Assumptions, d
             power_trace = override_trace("economics.price_overrides.power_usd_per_kwh")
         else:
             power = site.power_price_usd_per_kwh
+            origin = filled.get(site.id, {})
             if region is not None and math.isclose(power, region.power_price_usd_per_kwh):
                 power_trace = catalog_trace("regions", region)
+            elif origin.get("source", "design") != "design":
+                # The regions engine filled it (US default): its source and date.
+                power_trace = Trace(
+                    kind="engine",
+                    ref=f"regions.sites.{index}.figure_sources",
+                    title=origin["source"],
+                    date=origin.get("date"),
+                )
             else:
                 power_trace = Trace(
                     kind="design",
@@ -304,12 +343,19 @@ def _site(
         energy_kwh=power_block.annual_mwh * KWH_PER_MWH,
         it_energy_kwh=power_block.annual_it_mwh * KWH_PER_MWH,
         pue=power_block.pue,
+        cooling_id=facility.cooling.cooling,
+        uptime_tier=str(facility.redundancy["uptime_tier_indicative"]["tier"]),
+        racks=facility.rack_summary.total_racks,
+        gpu_energy_kwh=power_block.annual_gpu_mwh * KWH_PER_MWH,
         wue_l_per_kwh=facility.cooling.wue_l_per_kwh,
         wue_source=facility.cooling.wue_source,
         water_m3_per_year=facility.cooling.water_m3_per_year,
         power_usd_per_kwh=power,
         power_trace=power_trace,
         carbon_g_per_kwh=site.carbon_gco2e_per_kwh,
+        carbon_marginal_g_per_kwh=site.carbon_marginal_gco2e_per_kwh,
+        renewable_contract_share=site.renewable_contract_share,
+        renewable_contract_instrument=site.renewable_contract_instrument,
         colocation_usd_per_kw_month=colo,
         colocation_trace=colo_trace,
         tiers=_tiers(spec, storage, scale_out.nodes),
@@ -349,7 +395,7 @@ def resolve_inputs(
 ) -> CostInputs:
     derived = _Derived()
     compute = spec.compute
-    prices = _site_prices(spec, catalog, assumptions, derived)
+    prices = _site_prices(spec, catalog, assumptions, derived, _filled_power(regions))
     storage_by_site = {site.site_id: site for site in storage.sites}
     sites = tuple(
         _site(spec, site, fabric, storage_by_site[site.site_id], prices[site.site_id])

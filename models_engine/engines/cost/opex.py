@@ -11,6 +11,7 @@ per month; its energy is billed separately.
 from __future__ import annotations
 
 from models_engine.catalog import Catalog
+from models_engine.spec.errors import error
 
 from .assumptions import Assumptions
 from .capex import fraction_of_hardware_lines
@@ -109,16 +110,32 @@ def staff_price(
     return assumptions.number(assumption_id), assumption_trace(assumptions, assumption_id)
 
 
+def core_team_fte(assumptions: Assumptions, gpus: int) -> float:
+    """The cluster's core operations team: the large-system team, scaled down with the GPUs
+    below the reference size, never below one 24x7 position."""
+    large = assumptions.number("cluster-ops-core-fte", "large-cluster")
+    floor = assumptions.number("cluster-ops-core-fte", "minimum")
+    full_from = assumptions.number("cluster-ops-core-fte", "full-core-from-gpus")
+    return max(floor, large * min(1.0, gpus / full_from))
+
+
 def staff_lines(inputs: CostInputs, assumptions: Assumptions, owned_model: str) -> list[CostLine]:
-    """Cluster operations per 1,000 GPUs at each site (every owned build) and a 24x7 facility
-    team per on-prem site (a colocation provider's staff is in its fee)."""
+    """Cluster operations: a core team for the cluster (split over the sites by GPUs) plus
+    staff per 1,000 GPUs at each site (every owned build); and a 24x7 facility team per on-prem
+    site (a colocation provider's staff is in its fee)."""
     price, price_trace = staff_price(inputs, assumptions, "staff-usd-per-fte-year")
     per_1000 = assumptions.number("cluster-ops-fte-per-1000-gpus")
-    ops_trace = derived(assumption_trace(assumptions, "cluster-ops-fte-per-1000-gpus"), price_trace)
+    ops_trace = derived(
+        assumption_trace(assumptions, "cluster-ops-core-fte"),
+        assumption_trace(assumptions, "cluster-ops-fte-per-1000-gpus"),
+        price_trace,
+    )
+    total_gpus = sum(site.gpus for site in inputs.sites) or 1
+    core = core_team_fte(assumptions, total_gpus)
     lines = [
         _staff_line(
-            f"cluster operations (SRE, network, automation, remote hands), site {site.id}",
-            site.gpus / 1000.0 * per_1000,
+            f"cluster operations (core team share, SRE, network, remote hands), site {site.id}",
+            core * site.gpus / total_gpus + site.gpus / 1000.0 * per_1000,
             price,
             ops_trace,
             site.id,
@@ -166,13 +183,48 @@ def maintenance_lines(
     )
 
 
+def gpu_vendor(inputs: CostInputs) -> str | None:
+    """The GPU's vendor from its catalog entry; None for a custom GPU (vendor not known)."""
+    return inputs.gpu_sku.vendor if inputs.gpu_sku is not None else None
+
+
+def licence_applies(stack: str, vendor: str | None, assumptions: Assumptions) -> bool:
+    """A licensed stack is charged only on its own vendor's GPUs (a custom GPU, whose vendor is
+    not known, is charged when the design chooses the stack)."""
+    if stack == "none":
+        return False
+    stack_vendor = assumptions.value("software-licence-vendor")[stack]
+    return vendor is None or vendor.upper() == str(stack_vendor).upper()
+
+
+def licence_errors(spec, catalog: Catalog, assumptions: Assumptions) -> list[dict]:
+    """[one error naming economics.gpu_software_licence] when the chosen stack is another
+    vendor's than the design's catalog GPU (NVIDIA AI Enterprise on an AMD GPU), else []."""
+    stack = spec.economics.gpu_software_licence
+    sku = catalog.gpus.get(spec.compute.gpu_sku) if spec.compute.gpu_sku else None
+    if sku is None or licence_applies(stack, sku.vendor, assumptions) or stack == "none":
+        return []
+    return [
+        error(
+            "economics.gpu_software_licence",
+            f"{stack} runs on {assumptions.value('software-licence-vendor')[stack]} GPUs; "
+            f"{sku.name} is a {sku.vendor} GPU",
+            {"one_of": ["none"]},
+        )
+    ]
+
+
 def licence_lines(inputs: CostInputs, assumptions: Assumptions) -> list[CostLine]:
+    """The design's per-GPU software subscription at each site; none by default."""
+    stack = inputs.spec.economics.gpu_software_licence
+    if not licence_applies(stack, gpu_vendor(inputs), assumptions):
+        return []
     price = assumptions.number("software-licence-usd-per-gpu-year")
     trace = assumption_trace(assumptions, "software-licence-usd-per-gpu-year")
     return [
         CostLine(
             part="licences",
-            item=f"GPU software licence, site {site.id}",
+            item=f"GPU software licence ({stack}), site {site.id}",
             catalog_id=None,
             quantity=site.gpus,
             unit="GPUs",

@@ -112,7 +112,7 @@ def run_scenario(
     network = capex_mod.bom_lines(inputs, catalog, assumptions)
     storage, services = capex_mod.storage_lines(inputs, catalog, assumptions)
     hardware = compute + network + storage
-    installation = capex_mod.installation_lines(inputs, assumptions, hardware)
+    installation = capex_mod.installation_lines(inputs, assumptions)
     spares = [capex_mod.spares_line(inputs, hardware)]
     facility = (
         capex_mod.facility_lines(inputs, catalog, assumptions) if owned_model == "on-prem" else []

@@ -20,13 +20,37 @@ from models_engine.engines.fabric.result import BomLine, SiteFabric
 from models_engine.hardware import resolve_gpu
 from models_engine.systems import resolve_system, systems_per_rack
 
-from .cooling import cooling_block
-from .data import BREAKER_CONTINUOUS_DERATING
+from .cooling import choose_cooling, cooling_block, liquid_cooling_error
+from .data import BREAKER_CONTINUOUS_DERATING, DEFAULT_CLIMATE
 from .power import energy_block, it_power_kw, pue_for, redundancy_block
 from .racks import compute_racks, floor_plan, network_racks, place_on_floor
 from .result import FacilityResult, SiteFacility
 
-__all__ = ["FacilityResult", "SiteFacility", "evaluate_facility", "evaluate_site_facility"]
+__all__ = [
+    "FacilityResult",
+    "SiteFacility",
+    "evaluate_facility",
+    "evaluate_site_facility",
+    "liquid_cooling_errors",
+    "site_climate",
+]
+
+
+def site_climate(spec) -> str:
+    """Climate of the site a site-scoped spec holds: the site's resolved climate (its own, the
+    design's facility.climate or its catalog region's; `regions.site_fill`), else the design's,
+    else temperate."""
+    site = next((s for s in spec.regions.sites if s.gpu_share > 0), spec.regions.sites[0])
+    return site.climate or spec.facility.climate or DEFAULT_CLIMATE
+
+
+def liquid_cooling_errors(spec, catalog) -> list[dict]:
+    """[one error naming facility.cooling] when the chosen cooling cannot serve a system that
+    needs liquid at the chip, else []."""
+    gpu = resolve_gpu(spec.compute, catalog)
+    system = resolve_system(spec.compute, catalog, gpu)
+    found = liquid_cooling_error(system, spec.facility.cooling)
+    return [found] if found else []
 
 
 def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
@@ -74,12 +98,22 @@ def evaluate_site_facility(
 
     storage_kw, storage_unknown = storage_power_kw(spec, catalog)
     it = it_power_kw(system, systems, network_bom, storage_kw)
-    cooling = catalog.get("cooling", facility.cooling)
-    pue, pue_source = pue_for(facility, cooling)
+    densest = max(rack["kw"] for rack in racks)
+    cooling, cooling_source = choose_cooling(spec, catalog, system, densest)
+    climate = site_climate(spec)
+    pue, pue_source = pue_for(facility, cooling, climate)
     energy = energy_block(it, pue, pue_source)
     redundancy = redundancy_block(facility, it["total"])
     cool = cooling_block(
-        spec, catalog, system=system, racks=racks, it=it, overrides=cooling_thresholds_kw
+        spec,
+        catalog,
+        system=system,
+        cooling=cooling,
+        cooling_source=cooling_source,
+        climate=climate,
+        racks=racks,
+        it=it,
+        overrides=cooling_thresholds_kw,
     )
     findings = _findings(spec, system, storage_unknown, pue_source) + cool["findings"]
     per_rack = systems_per_rack(system, limit)

@@ -61,5 +61,6 @@ def _totals(sites: list[SiteFacility]) -> FacilityTotals:
         facility_kw=sum(site.power.facility_kw for site in sites),
         annual_mwh=sum(site.power.annual_mwh for site in sites),
         annual_it_mwh=sum(site.power.annual_it_mwh for site in sites),
+        annual_gpu_mwh=sum(site.power.annual_gpu_mwh for site in sites),
         water_m3_per_year=None if all(w is None for w in water) else sum(w or 0.0 for w in water),
     )

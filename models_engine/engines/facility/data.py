@@ -9,6 +9,9 @@ References are to ../shared/reference/fabric_power.md [S..] and cost.md unless a
 # Racks per row on the floor plan (assumption: a common hot-aisle pod of 2 x 10 racks).
 RACKS_PER_ROW = 20
 
+# Climate when neither the site, the design nor the site's catalog region gives one.
+DEFAULT_CLIMATE = "temperate"
+
 # --- Energy -------------------------------------------------------------------------------
 HOURS_PER_YEAR = 8760.0
 # Average training draw as a fraction of server max power: 0.75 (Epoch cost model "training
@@ -35,6 +38,24 @@ LIQUID_HEAT_FRACTION_FALLBACK = {"direct-to-chip": 0.8, "rear-door-hx": 1.0}
 LIQUID_COOLING_IDS = frozenset({"direct-to-chip", "immersion"})
 # Cooling types that can serve a system marked liquid_cooling_required.
 CHIP_LIQUID_COOLING_IDS = frozenset({"direct-to-chip", "immersion"})
+
+# Cooling chosen when the design leaves facility.cooling null: the first of these that holds the
+# densest rack (catalog max_rack_kw), cheapest-to-build first (engine policy); a system that
+# needs liquid at the chip gets direct-to-chip.
+AUTO_COOLING_ORDER = ("air", "rear-door-hx", "direct-to-chip")
+LIQUID_DEFAULT_COOLING = "direct-to-chip"
+# Cooling types that bring facility water to the rack (a door coil or a CDU-fed loop).
+WATER_AT_RACK_IDS = frozenset({"rear-door-hx", "direct-to-chip", "immersion"})
+
+# --- Liquid loop ---------------------------------------------------------------------------------
+# Facility-water flow = heat / (c_p x delta-T): c_p of water 4.186 kJ/(kg K), 1 kg ~ 1 L.
+# Supply/return delta-T of 10 K is an ASSUMPTION (a common design point for warm-water loops;
+# the references give none): flow = 1.43 L/min per kW at 10 K.
+WATER_HEAT_CAPACITY_KJ_PER_KG_K = 4.186
+FACILITY_WATER_DELTA_T_K = 10.0
+# Capacity of one in-row coolant distribution unit (CDU), kW: ASSUMPTION (MW-class in-row CDUs,
+# no rated figure in the references); CDUs are counted with the cooling redundancy (N+1 adds one).
+CDU_CAPACITY_KW = 1500.0
 
 # --- Water --------------------------------------------------------------------------------------
 # Closed-loop liquid or refrigerant designs ~0 L/kWh ([S47], secondary): used for liquid cooling

@@ -68,22 +68,22 @@ def cooling_class(cooling_id: str) -> str:
     return "liquid" if cooling_id in LIQUID_COOLING_IDS else "air"
 
 
-def pue_for(facility, cooling) -> tuple[float, str]:
-    """The design's PUE, or one derived from the cooling type and the climate."""
+def pue_for(facility, cooling, climate: str) -> tuple[float, str]:
+    """The design's PUE, or one derived from the cooling type and the site's climate."""
     if facility.pue is not None:
         return facility.pue, "given"
     kind = cooling_class(cooling.id)
     if cooling.pue_typical is None:
         return FALLBACK_PUE[kind], f"fallback for {kind} cooling (catalog has no PUE)"
     share = COOLING_PUE_SHARE[kind]
-    multiplier = CLIMATE_COOLING_MULTIPLIER[facility.climate]
+    multiplier = CLIMATE_COOLING_MULTIPLIER[climate]
     pue = cooling.pue_typical + share * (multiplier - 1.0)
     low = cooling.pue_min if cooling.pue_min is not None else 1.0
     high = cooling.pue_max if cooling.pue_max is not None else pue
     pue = min(max(pue, low), high)
     return pue, (
         f"{cooling.id} typical {cooling.pue_typical:g}, cooling share {share:g} x climate "
-        f"{facility.climate} {multiplier:g}, clamped to [{low:g}, {high:g}]"
+        f"{climate} {multiplier:g}, clamped to [{low:g}, {high:g}]"
     )
 
 
@@ -99,6 +99,8 @@ def energy_block(it: dict, pue: float, pue_source: str) -> dict:
         "annual_mwh": energy_kw * HOURS_PER_YEAR / 1000.0,
         "annual_mwh_at_peak": facility_kw * HOURS_PER_YEAR / 1000.0,
         "annual_it_mwh": it["energy_basis_total"] * HOURS_PER_YEAR / 1000.0,
+        # Three reporting boundaries: GPU (model cards' "GPU energy"), IT, facility (x PUE).
+        "annual_gpu_mwh": it["gpus"] * TRAINING_DRAW_FRACTION * HOURS_PER_YEAR / 1000.0,
         "training_draw_fraction": TRAINING_DRAW_FRACTION,
     }
 

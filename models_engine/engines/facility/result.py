@@ -49,11 +49,15 @@ class FacilityPower(ResultPart):
     annual_mwh: float
     annual_mwh_at_peak: float
     annual_it_mwh: float
+    annual_gpu_mwh: float  # GPU boundary: the GPUs alone at the training draw
     training_draw_fraction: float
 
 
 class Cooling(ResultPart):
     cooling: str
+    cooling_source: str  # "design" or why the engine chose it (facility.cooling null)
+    climate: str  # the site's resolved climate the PUE and water use
+    liquid_loop: JsonDict | None  # facility water flow and CDUs when water reaches the rack
     max_rack_kw_design: float
     cooling_max_rack_kw: float | None
     feasible: bool
@@ -94,6 +98,7 @@ class FacilityTotals(ResultPart):
     facility_kw: float
     annual_mwh: float
     annual_it_mwh: float
+    annual_gpu_mwh: float
     water_m3_per_year: float | None
 
     @property

@@ -13,6 +13,7 @@ from models_engine.sites import site_slices
 from .jurisdictions import site_location
 from .residency import GB, TB, placement, stored_findings
 from .result import RegionsResult
+from .site_fill import site_figure_dates, site_figure_sources
 from .strategies import SYNC_VIABLE_SLOWDOWN, recommend
 from .training import CrossSite, cross_site, gpu_site_ids, training_with_wan
 from .wan import ring, widest_path
@@ -69,7 +70,9 @@ def evaluate_regions(
     )
     site_gpus = {site.site_id: site.gpus for site in site_slices(spec)}
     return RegionsResult(
-        sites=[_site_dict(s, locations[s.id], site_gpus.get(s.id, 0)) for s in regions.sites],
+        sites=[
+            _site_dict(s, locations[s.id], site_gpus.get(s.id, 0), catalog) for s in regions.sites
+        ],
         wan_links=_links(regions.wan_links, cross, egress),
         cross_region=cross,
         training=training,
@@ -91,8 +94,10 @@ def evaluate_regions(
     )
 
 
-def _site_dict(site, location, gpus: int) -> dict:
-    """`gpus`: the site's GPUs in whole purchase units (`models_engine.sites`)."""
+def _site_dict(site, location, gpus: int, catalog) -> dict:
+    """`gpus`: the site's GPUs in whole purchase units (`models_engine.sites`); the price,
+    carbon, water and climate figures are the site's resolved ones (`site_fill`)."""
+    region = catalog.regions.get(site.catalog_region_id) if site.catalog_region_id else None
     return {
         "id": site.id,
         "name": site.name,
@@ -100,6 +105,13 @@ def _site_dict(site, location, gpus: int) -> dict:
         "gpus": gpus,
         "power_price_usd_per_kwh": site.power_price_usd_per_kwh,
         "carbon_gco2e_per_kwh": site.carbon_gco2e_per_kwh,
+        "carbon_marginal_gco2e_per_kwh": site.carbon_marginal_gco2e_per_kwh,
+        "climate": site.climate,
+        "water_stress": site.water_stress,
+        "renewable_contract_share": site.renewable_contract_share,
+        "renewable_contract_instrument": site.renewable_contract_instrument,
+        "figure_sources": site_figure_sources(site, region),
+        "figure_dates": site_figure_dates(site, region),
         "jurisdiction": site.jurisdiction,
         "country": location.country,
         "legal_codes": sorted(location.codes()),

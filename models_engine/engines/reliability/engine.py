@@ -35,7 +35,7 @@ from .interruptions import (
 )
 from .inventory import build_inventory
 from .montecarlo import simulate_wall_time
-from .rates import resolve_rates
+from .rates import GpuTraits, resolve_rates
 from .result import ReliabilityResult
 from .run_facts import run_facts
 
@@ -51,17 +51,15 @@ MAX_SEGMENT_MTTIS = 25.0
 GOODPUT_SHORTFALL_FINDING = 0.01
 
 
-def _memory_type(spec, catalog) -> str | None:
-    if spec.compute.gpu_sku is None:
-        return None
-    return catalog.get("gpus", spec.compute.gpu_sku).hbm_type
-
-
-def _architecture(spec, catalog) -> str | None:
-    """GPU architecture (e.g. "Hopper"), which selects fleet-measured rates (rates.py)."""
-    if spec.compute.gpu_sku is None:
-        return None
-    return getattr(catalog.get("gpus", spec.compute.gpu_sku), "architecture", None)
+def gpu_traits(spec, catalog) -> GpuTraits:
+    """Architecture, memory type and capacity of the design's GPU, which select its default
+    failure rates (rates.py); a custom GPU has only its capacity."""
+    compute = spec.compute
+    if compute.gpu_sku is None:
+        custom = compute.custom_gpu
+        return GpuTraits(None, None, custom.hbm_gb if custom is not None else None)
+    sku = catalog.get("gpus", compute.gpu_sku)
+    return GpuTraits(getattr(sku, "architecture", None), sku.hbm_type, sku.hbm_gb)
 
 
 def evaluate_reliability(
@@ -87,9 +85,7 @@ def evaluate_reliability(
     from `performance`, the step and failure-free time to train from `regions.training`
     (`run_facts.failure_free_run`). `sources` names
     them. `rate_overrides` replaces catalog failure rates per component class (rates.py)."""
-    rates, node_rate = resolve_rates(
-        catalog, _memory_type(spec, catalog), rate_overrides, _architecture(spec, catalog)
-    )
+    rates, node_rate = resolve_rates(catalog, gpu_traits(spec, catalog), rate_overrides)
     inventory = build_inventory(spec, catalog, fabric=fabric, facility=facility)
     facts = run_facts(
         spec,
@@ -107,7 +103,11 @@ def evaluate_reliability(
     else:
         # Serving fleets roll maintenance across replicas without stopping the service.
         planned_per_day = PLANNED_EVENTS_PER_DAY if facts.training else 0.0
-    node_rate_1000 = node_rate_per_1000_node_days(rows, inventory.job_nodes)
+    node_rate_1000 = (
+        node_rate.failures_per_unit_year / 365.0 * 1000.0
+        if node_rate is not None
+        else node_rate_per_1000_node_days(rows, inventory.job_nodes)
+    )
     fac = facility_availability(spec)
 
     checkpoint = _checkpoint_block(spec, facts, mtti_h) if facts.training else None
@@ -216,6 +216,8 @@ def _component_dict(row, total_per_day: float) -> dict:
         "count_not_stopping_job": row.degrading_count,
         "failures_per_unit_year": row.rate.failures_per_unit_year,
         "mtbf_hours": row.rate.mtbf_hours,
+        "degrading_per_unit_year": row.rate.degrading_per_unit_year,
+        "basis": row.rate.basis,
         "interruptions_per_day": row.interruptions_per_day,
         "degradations_per_day": row.degradations_per_day,
         # Every failure of these parts needs a repair, stopping the job or not.
@@ -238,8 +240,15 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
     # rolls back one more interval: about `write` more lost work per failure, and the next
     # checkpoint cannot start before the previous one is written.
     lost_restart_h = restart_h + (write_h if policy.async_write else 0.0)
-    # No more than one checkpoint per optimizer step.
-    floor_h = max(write_h if policy.async_write else 0.0, facts.step_time_s / 3600.0)
+    # No more than one checkpoint per optimizer step, and none more often than the storage
+    # sustains: a write must finish before the next starts, and writes may occupy the tier
+    # only its duty cycle (storage engine's min_interval_s).
+    floor_h = max(facts.checkpoint_min_interval_s / 3600.0, facts.step_time_s / 3600.0)
+    floor_source = (
+        "storage write time / duty cycle"
+        if facts.checkpoint_min_interval_s >= facts.step_time_s
+        else "one optimizer step"
+    )
     work_h = facts.failure_free_days * HOURS_PER_DAY
     young = young_interval(delta_h, mtti_h)
     daly = daly_interval(delta_h, mtti_h)
@@ -262,8 +271,21 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
     def at(tau_h: float) -> float:
         return float(goodput(max(tau_h, floor_h), delta_h, mtti_h, lost_restart_h))
 
+    per_day = HOURS_PER_DAY / chosen
+    # The durable tier is written at the chosen interval, or less often when restarts read
+    # from peer memory and the durable tier cannot keep up.
+    durable_every_h = max(chosen, facts.checkpoint_durable_min_interval_s / 3600.0)
+    horizon_days = spec.economics.horizon_years * 365.0
     return {
         "size_bytes": facts.checkpoint_bytes,
+        "checkpoints_per_day": per_day,
+        "durable_every_min": durable_every_h * 60.0,
+        "written_tb_per_day": facts.checkpoint_bytes / 1e12 * HOURS_PER_DAY / durable_every_h,
+        "written_pb_over_horizon": facts.checkpoint_bytes
+        / 1e15
+        * HOURS_PER_DAY
+        / durable_every_h
+        * horizon_days,
         "tier": facts.checkpoint_tier,
         "durable_against_node_loss": facts.checkpoint_durable,
         "async_write": policy.async_write,
@@ -276,6 +298,8 @@ def _checkpoint_block(spec, facts, mtti_h: float) -> dict:
         "daly_interval_min": daly * 60.0,
         "daly_first_order_interval_min": daly_first_order_interval(delta_h, mtti_h, restart_h)
         * 60.0,
+        "min_interval_min": floor_h * 60.0,
+        "min_interval_source": floor_source,
         "optimum_interval_min": optimum * 60.0,
         "chosen_interval_min": chosen * 60.0,
         "chosen_interval_source": chosen_source,

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from .inventory import Inventory
-from .rates import CLASSES, DAYS_PER_YEAR, Rate
+from .rates import CLASSES, DAYS_PER_YEAR, NODE_RATE_REPLACES, Rate
 
 # Planned interruptions (firmware / driver rollouts, training changes): 47 in the 54-day
 # Llama 3 405B snapshot on 16,384 H100s (Dubey et al. 2024, "The Llama 3 Herd of Models",
@@ -43,6 +43,9 @@ def component_rates(
         count = inventory.counts[cls.key]
         rate = rates[cls.key]
         per_day = rate.failures_per_unit_year / DAYS_PER_YEAR
+        # Failures of redundant / rerouted parts, and the errors of job-critical parts that
+        # are absorbed (HBM row remap), need repair or attention but do not stop the job.
+        absorbed_per_day = rate.degrading_per_unit_year / DAYS_PER_YEAR
         rows.append(
             ComponentRate(
                 key=cls.key,
@@ -53,7 +56,8 @@ def component_rates(
                 degrading_count=count.degrading,
                 rate=rate,
                 interruptions_per_day=count.interrupting * per_day,
-                degradations_per_day=count.degrading * per_day,
+                degradations_per_day=count.degrading * per_day
+                + count.interrupting * absorbed_per_day,
             )
         )
     if node_rate is not None:
@@ -62,9 +66,11 @@ def component_rates(
 
 
 def _apply_node_rate(rows: list[ComponentRate], inventory: Inventory, node_rate: Rate) -> None:
-    """Replace the node-internal total by a measured per-node rate, keeping the component
-    model's shares for the breakdown."""
-    internal = [row for row in rows if row.node_internal]
+    """Replace the node-internal and software total by a measured per-node rate, keeping the
+    component model's shares for the breakdown. A fleet's measured node rate counts every
+    interruption it attributes to a node, software faults included, so software is replaced
+    too rather than added on top."""
+    internal = [row for row in rows if row.key in NODE_RATE_REPLACES]
     modelled = sum(row.interruptions_per_day for row in internal)
     target = node_rate.failures_per_unit_year / DAYS_PER_YEAR * inventory.job_nodes
     for row in internal:

@@ -166,7 +166,9 @@ def build_inventory(spec, catalog, *, fabric: FabricResult, facility: FacilityRe
         "psu": Count(0, job_psus) if redundant else Count(job_psus),
         "ssd": Count(job_nodes),
         "host": Count(job_nodes),
-        "software": Count(job_nodes),
+        # Software faults arise per rank (a process per GPU: Llama 3's software bugs and NCCL
+        # watchdog timeouts), so a 4-GPU tray does not double them per GPU.
+        "software": Count(job_gpus),
         "switch": Count(job_leaves, (switches.spine + switches.core) * min(1.0, share)),
         "pdu": Count(0, 2 * job_racks) if power_2n else Count(job_racks),
     }

@@ -48,9 +48,11 @@ class RunFacts:
     gradient_bytes_per_step: float  # whole model, exchanged across data-parallel replicas
     gradient_bytes_per_rank: float  # one data-parallel rank's shard (2 B x params / (tp x pp))
     checkpoint_bytes: float
-    checkpoint_write_s: float  # persist the checkpoint to the durable tier
+    checkpoint_write_s: float  # write it to the tier restarts read (peer memory or durable)
     checkpoint_read_s: float  # load it on restart
     checkpoint_blocking_s: float  # time training is stopped per checkpoint
+    checkpoint_min_interval_s: float  # the storage sustains no shorter interval (duty cycle)
+    checkpoint_durable_min_interval_s: float  # the same for the durable tier
     checkpoint_tier: str
     checkpoint_durable: bool
     restart_overhead_s: float
@@ -114,6 +116,7 @@ def run_facts(
         "checkpoint_write_s": "storage engine",
         "checkpoint_read_s": "storage engine",
         "checkpoint_blocking_s": "storage engine",
+        "checkpoint_min_interval_s": "storage engine (write time / write duty cycle)",
     }
     if training:
         run = failure_free_run(regions)
@@ -137,10 +140,12 @@ def run_facts(
         gradient_bytes_per_step=per_step,
         gradient_bytes_per_rank=per_rank,
         checkpoint_bytes=checkpoint.size_bytes,
-        checkpoint_write_s=checkpoint.durable_write_s,
-        checkpoint_read_s=checkpoint.durable_read_s,
+        checkpoint_write_s=checkpoint.restart_write_s,
+        checkpoint_read_s=checkpoint.restart_read_s,
         checkpoint_blocking_s=checkpoint.blocking_s,
-        checkpoint_tier=durable.kind,
+        checkpoint_min_interval_s=checkpoint.min_interval_s,
+        checkpoint_durable_min_interval_s=checkpoint.durable_min_interval_s,
+        checkpoint_tier=checkpoint.restart_source if checkpoint.peer_memory else durable.kind,
         checkpoint_durable=checkpoint.durable_against_node_loss,
         restart_overhead_s=overhead_min * 60.0,
         sources=sources,

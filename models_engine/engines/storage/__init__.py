@@ -23,7 +23,7 @@ from __future__ import annotations
 from models_engine.hardware import resolve_gpu
 
 from .checkpoint import checkpoint_block, retention_block, tier_read_gbytes_per_s
-from .data import SERVING_BYTES_PER_WEIGHT
+from .data import ASYNC_BLOCKING_FLOOR_S, SERVING_BYTES_PER_WEIGHT
 from .durability import durability_block
 from .result import SiteStorage, SiteStorageSupply, StorageResult, StorageSupply
 from .supply import evaluate_storage_supply
@@ -193,7 +193,35 @@ def _findings(read, cache, checkpoint, retention, network) -> list[dict]:
 
 def _checkpoint_findings(checkpoint: dict) -> list[dict]:
     out = []
-    if not checkpoint["write_fits_interval"]:
+    minutes = checkpoint["interval_min"]
+    if (
+        minutes
+        and minutes * 60.0 < checkpoint["min_interval_s"]
+        and checkpoint["write_fits_interval"]
+    ):
+        out.append(
+            _finding(
+                "storage-checkpoint-duty-cycle",
+                "warning",
+                f"checkpointing every {minutes:g} min keeps the tier writing more than "
+                f"{checkpoint['max_write_duty_cycle']:.0%} of the time; the storage sustains "
+                f"no interval below {checkpoint['min_interval_s'] / 60.0:.1f} min",
+                "storage.checkpoint.interval_min",
+            )
+        )
+    peer = checkpoint["peer_memory"]
+    if peer is not None and not peer["fits_host_ram"]:
+        out.append(
+            _finding(
+                "storage-peer-memory-ram",
+                "warning",
+                f"{peer['copies']} in-memory checkpoint copies hold "
+                f"{peer['host_ram_gib_per_node']:.0f} GiB per node, more than the half of host "
+                "RAM reserved for it",
+                "storage.checkpoint.in_memory_copies",
+            )
+        )
+    if checkpoint["write_fits_interval"] is False:
         out.append(
             _finding(
                 "storage-checkpoint-slower-than-interval",
@@ -220,8 +248,8 @@ def _checkpoint_findings(checkpoint: dict) -> list[dict]:
                 "storage-checkpoint-blocking",
                 "warning",
                 f"synchronous checkpoints stop training for {checkpoint['blocking_s']:.0f} s "
-                "each; async_write would block only for the GPU-to-host copy "
-                f"({checkpoint['gpu_to_host_copy_s']:.1f} s)",
+                "each; async_write would block only for the GPU-to-host phase "
+                f"({max(checkpoint['gpu_to_host_copy_s'], ASYNC_BLOCKING_FLOOR_S):.1f} s)",
                 "storage.checkpoint.async_write",
             )
         )

@@ -15,8 +15,12 @@ from models_engine.engines.result_base import EngineResult, JsonDict, ResultPart
 class CheckpointTier(ResultPart):
     tier: int
     kind: str
-    write_gbytes_per_s: float
+    write_gbytes_per_s: float  # achieved (storage/achieved.py)
+    rated_write_gbytes_per_s: float
+    achieved_fraction: float
+    achieved_fraction_source: str
     limited_by: str
+    metadata_s: float
     write_s: float
     read_gbytes_per_s: float
     read_s: float
@@ -30,7 +34,6 @@ class Checkpoint(ResultPart):
     size_source: str
     bytes_per_param: float
     convention: str
-    size_tb_without_gradients: float
     parameters: float
     writer_gpus: int
     writer_nodes: int
@@ -45,9 +48,16 @@ class Checkpoint(ResultPart):
     durable_against_node_loss: bool
     async_staging_gib_per_node: float
     async_staging_fits_host_ram: bool
-    interval_min: float
-    interval_is_placeholder: bool
+    interval_min: float | None  # the design's; None = auto (the reliability engine's)
+    interval_source: str
     write_fits_interval: bool | None
+    max_write_duty_cycle: float
+    durable_min_interval_s: float  # durable write / duty cycle
+    restart_source: str  # "peer memory" or the durable tier
+    restart_write_s: float  # what each checkpoint the reliability engine spaces must write
+    restart_read_s: float  # what a restart reads
+    min_interval_s: float  # restart_write_s / duty cycle: no shorter interval is sustained
+    peer_memory: JsonDict | None
     tiers: list[CheckpointTier]
 
     @property
@@ -105,7 +115,7 @@ class SupplyTier(ResultPart):
     tier: int
     kind: str
     provided_read_gbytes_per_s: float
-    limited_by: str  # "tier" or "storage network"
+    limited_by: str  # "tier (achieved)", "clients", "storage network" or "node NVMe"
 
 
 class SiteStorageSupply(ResultPart):

@@ -7,6 +7,7 @@ and object-store are aggregates of the whole system.
 
 from __future__ import annotations
 
+from .achieved import achieved_bandwidth
 from .data import GIB_BYTES, HOST_RAM_CACHE_FRACTION, TB_BYTES
 
 
@@ -39,20 +40,20 @@ def network_gbytes_per_s(site_fabric) -> dict:
 
 
 def supply_tiers(storage, nodes: int, network: dict) -> list[dict]:
-    """Read bandwidth each tier provides at a site of `nodes` nodes, GB/s: local NVMe is per
-    node (x nodes); a shared tier is the system's aggregate, capped by the storage network."""
+    """Read bandwidth each tier provides at a site of `nodes` nodes, GB/s, as achieved
+    (achieved.py): local NVMe is per node (x nodes); a shared tier is the system's rating x
+    its achieved fraction, capped by its clients and the storage network."""
     tiers = []
     for index, tier in enumerate(storage.tiers):
-        provided = tier_aggregate(tier, nodes, "read_gbytes_per_s")
-        limited_by = "tier"
-        if tier.kind != "local-nvme" and network["gbytes_per_s"] < provided:
-            provided, limited_by = network["gbytes_per_s"], "storage network"
+        got = achieved_bandwidth(
+            tier, "read_gbytes_per_s", nodes=nodes, network_gbytes_per_s=network["gbytes_per_s"]
+        )
         tiers.append(
             {
                 "tier": index,
                 "kind": tier.kind,
-                "provided_read_gbytes_per_s": provided,
-                "limited_by": limited_by,
+                "provided_read_gbytes_per_s": got.gbytes_per_s,
+                "limited_by": got.limited_by,
             }
         )
     return tiers

@@ -143,11 +143,12 @@ def site_checkpoint_time_figure(site: SiteStorage, prefix: str = "") -> go.Figur
     if writes:
         mode = "async write" if checkpoint.async_write else "synchronous write"
         main = f"Checkpoint write and restart time per tier ({checkpoint.size_tb:.2f} TB)"
-        placeholder = " (placeholder)" if checkpoint.interval_is_placeholder else ""
-        detail = (
-            f"{mode}: training blocked {checkpoint.blocking_s:.2g} s per checkpoint"
-            f" · every {checkpoint.interval_min:g} min{placeholder}"
+        every = (
+            f"every {checkpoint.interval_min:g} min"
+            if checkpoint.interval_min is not None
+            else "interval: the reliability engine's"
         )
+        detail = f"{mode}: training blocked {checkpoint.blocking_s:.2g} s per checkpoint · {every}"
     else:
         main = f"Load time per tier: {model_load.what}"
         detail = f"{model_load.size_bytes / 1e9:,.0f} GB read at start-up"

@@ -46,6 +46,9 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
     built.append(Paragraph(text(download, download and " ", small(rows)), css="rc-downloads"))
     if cost.cloud_comparison.get("terms"):
         built += cloud_blocks(cost.cloud_comparison)
+    built.append(energy_carbon_table(cost))
+    if cost.assumptions:
+        built.append(assumptions_group(cost))
     notes = counting_notes(cost)
     if notes:
         notes_list = BulletList(notes, css="small")
@@ -287,6 +290,95 @@ def cloud_blocks(comparison: dict) -> list[Block]:
             )
         )
     return built
+
+
+ENERGY_COLUMNS = [
+    Column("boundary"),
+    Column("energy", "MWh/year", numeric=True),
+    Column("energy per run", "MWh", numeric=True),
+    Column("what it counts"),
+]
+
+
+def energy_carbon_table(cost: CostResult):
+    """Energy at the GPU, IT and facility boundaries (facility engine), per year and per run,
+    and carbon by the GHG Protocol Scope 2 methods, as model cards and Scope 2 reports use."""
+    carbon = cost.carbon
+    per_year = carbon.get("energy_mwh_per_year") or {}
+    run = carbon.get("per_run") or {}
+    rows = [
+        [
+            boundary.upper() if boundary != "facility" else "Facility",
+            count(per_year.get(boundary)),
+            count(run.get(f"{boundary}_energy_mwh")) if run else DASH,
+            (carbon.get("boundaries") or {}).get(boundary, ""),
+        ]
+        for boundary in ("gpu", "it", "facility")
+    ]
+    rows += [
+        [
+            method,
+            count(carbon.get(f"{key}_per_year")),
+            count(run.get(key)) if run and run.get(key) is not None else DASH,
+            "tCO2e (per year, per run)",
+        ]
+        for method, key in (
+            ("Carbon, location-based", "tco2e"),
+            ("Carbon, market-based", "market_based_tco2e"),
+            ("Carbon at the marginal rate", "marginal_tco2e"),
+        )
+    ]
+    return table(
+        "cost-energy-carbon",
+        ENERGY_COLUMNS,
+        rows,
+        caption=f"Energy at three boundaries and carbon ({carbon.get('method')})",
+    )
+
+
+ASSUMPTION_COLUMNS = [
+    Column("assumption"),
+    Column("value"),
+    Column("unit"),
+    Column("date"),
+    Column("sources"),
+]
+
+
+def _assumption_value(entry: dict) -> str:
+    value = entry.get("value")
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {item}" for key, item in value.items())
+    return str(value)
+
+
+def _source_text(source: dict) -> str:
+    return f"{source.get('title')} ({source.get('date')}, {source.get('note') or 'stated'})"
+
+
+def assumptions_group(cost: CostResult) -> Group:
+    """Every cost default with its value, date and sources; a design's own figure is marked."""
+    rows = []
+    for entry in cost.assumptions:
+        sources = entry.get("sources") or []
+        dates = [source.get("date", "") for source in sources]
+        rows.append(
+            [
+                text(code(entry.get("id", "")), " ", entry.get("name", "")),
+                cell("design figure: " + _assumption_value(entry), "bad")
+                if entry.get("overridden")
+                else _assumption_value(entry),
+                entry.get("unit"),
+                max(dates) if dates else DASH,
+                "; ".join(_source_text(source) for source in sources),
+            ]
+        )
+    return Group(
+        [table("cost-assumptions", ASSUMPTION_COLUMNS, rows, scroll=True)],
+        summary=f"Cost assumptions: {len(rows)} sourced, dated defaults "
+        "(override any with economics.cost_assumptions)",
+        id="cost-assumptions",
+    )
 
 
 def counting_notes(cost: CostResult) -> list:

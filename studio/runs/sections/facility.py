@@ -9,6 +9,17 @@ from studio.runs.selectors import TypedResults
 from studio.runs.sites import site_table
 
 
+def _loop_note(loop: dict | None) -> str:
+    """Facility water and CDUs of a hall whose racks take water (facility engine)."""
+    if not loop:
+        return ""
+    cdus = f", {loop['cdus']} CDUs ({loop['cdu_redundancy']})" if loop.get("cdus") else ""
+    return (
+        f"; facility water {count(loop.get('facility_water_l_per_min'))} L/min at "
+        f"{number(loop.get('delta_t_k'), 0)} K for {count(loop.get('heat_to_water_kw'))} kW{cdus}"
+    )
+
+
 def blocks(results: TypedResults, run=None) -> list[Block]:
     facility = results.facility
     if facility is None:
@@ -109,7 +120,9 @@ def site_cards(site: SiteFacility) -> list[Card]:
             "Cooling",
             cooling.cooling,
             note=f"removes up to {number(cooling.cooling_max_rack_kw, 1, trim=True)} kW per "
-            f"rack; {holds} the {number(cooling.max_rack_kw_design, 1)} kW rack",
+            f"rack; {holds} the {number(cooling.max_rack_kw_design, 1)} kW rack "
+            f"(chosen by: {cooling.cooling_source}; climate {cooling.climate})"
+            + _loop_note(cooling.liquid_loop),
             status="ok" if cooling.feasible else "bad",
         ),
         Card(

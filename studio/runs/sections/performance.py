@@ -13,6 +13,7 @@ from studio.runs.sections.blocks import (
     Group,
     Paragraph,
     cell,
+    findings_list,
     muted,
     strong,
     table,
@@ -31,6 +32,7 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
         wan = None
     if performance.kind == "inference" and performance.inference:
         built: list[Block] = [Cards(inference_cards(performance.inference), css="headline-cards")]
+        built += findings_list(performance.inference.get("findings") or [], "inference-findings")
     else:
         built = [layout_paragraph(performance, wan is not None)]
         if performance.software_stack is not None:

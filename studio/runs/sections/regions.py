@@ -19,7 +19,16 @@ from studio.runs.sections.blocks import (
     table,
     text,
 )
-from studio.runs.sections.format import amount, count, number, percent_number, usd, yes_no
+from studio.runs.sections.common import small
+from studio.runs.sections.format import (
+    DASH,
+    amount,
+    count,
+    number,
+    percent_number,
+    usd,
+    yes_no,
+)
 from studio.runs.selectors import TypedResults
 
 
@@ -64,7 +73,22 @@ SITE_COLUMNS = [
     Column("GPU share", "%", numeric=True),
     Column("power price", "USD/kWh", numeric=True),
     Column("grid carbon", "gCO2e/kWh", numeric=True),
+    Column("marginal carbon", "gCO2e/kWh", numeric=True),
+    Column("climate"),
+    Column("water stress"),
+    Column("figures from"),
 ]
+
+
+def _figures_from(site: dict) -> str:
+    """Where the site's price, carbon and climate come from (catalog region, default, design)."""
+    sources = site.get("figure_sources") or {}
+    labels = {
+        "power_price_usd_per_kwh": "price",
+        "carbon_gco2e_per_kwh": "carbon",
+        "climate": "climate",
+    }
+    return "; ".join(f"{label}: {sources[key]}" for key, label in labels.items() if key in sources)
 
 
 def _jurisdiction(site: dict) -> str:
@@ -84,6 +108,10 @@ def sites_table(regions: RegionsResult):
             percent_number(site.get("gpu_share"), 1),
             number(site.get("power_price_usd_per_kwh"), 4),
             number(site.get("carbon_gco2e_per_kwh"), 1),
+            number(site.get("carbon_marginal_gco2e_per_kwh"), 1),
+            site.get("climate") or DASH,
+            site.get("water_stress") or DASH,
+            small(_figures_from(site)),
         ]
         for site in regions.sites
     ]

@@ -39,6 +39,7 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
                 scroll=False,
             )
         )
+    built += [Heading(text("Failure rates by component")), components_table(reliability)]
     built += [Heading(text("Blast radius by failure domain")), blast_radius_table(reliability)]
     built += findings_list(reliability.findings, "reliability-findings", where="domain")
     if reliability.assumptions:
@@ -141,6 +142,35 @@ def key_figures(reliability: ReliabilityResult) -> list[Card]:
             )
         )
     return cards
+
+
+COMPONENT_COLUMNS = [
+    Column("component"),
+    Column("in the job", "count", numeric=True),
+    Column("MTBF per unit", "h", numeric=True),
+    Column("interruptions", "per day", numeric=True),
+    Column("degradations", "per day", numeric=True),
+    Column("basis"),
+    Column("source"),
+]
+
+
+def components_table(reliability: ReliabilityResult):
+    """Each component class: how many the job depends on, its rate and how the rate relates to
+    the design's GPU generation (measured, derived, carried, platform, textbook)."""
+    rows = [
+        [
+            text(component["label"]),
+            count(component.get("count_in_job")),
+            count(component.get("mtbf_hours")),
+            number(component.get("interruptions_per_day"), 3),
+            number(component.get("degradations_per_day"), 3),
+            code(component.get("basis") or DASH),
+            cell(component.get("source") or "", "small"),
+        ]
+        for component in reliability.components
+    ]
+    return table("reliability-components", COMPONENT_COLUMNS, rows)
 
 
 BLAST_COLUMNS = [

@@ -29,7 +29,9 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
         suffix = f"-{site.site_id}" if index else ""
         if multi_site:
             built.append(site_heading("storage", site.site_id, site.site_name, site.gpus))
-        built.append(Cards(site_cards(site), id=f"storage-key-figures{suffix}"))
+        built.append(
+            Cards(site_cards(site, results.reliability), id=f"storage-key-figures{suffix}")
+        )
         built.append(tiers_table(site, f"storage-tiers{suffix}"))
         local_nvme = site.durability.local_nvme
         lifecycle = site.retention.get("lifecycle")
@@ -78,7 +80,7 @@ def _fits(replicated: bool, sharded: bool) -> str:
     return "fits replicated" if replicated else "fits sharded" if sharded else "does not fit"
 
 
-def site_cards(site: SiteStorage) -> list[Card]:
+def site_cards(site: SiteStorage, reliability=None) -> list[Card]:
     read, cache = site.read, site.cache
     checkpoint, durability = site.checkpoint, site.durability
     tiers = read.get("tiers", [])
@@ -107,7 +109,7 @@ def site_cards(site: SiteStorage) -> list[Card]:
         ),
     ]
     if checkpoint.applies:
-        cards += checkpoint_cards(site)
+        cards += checkpoint_cards(site, reliability)
     else:
         first = site.model_load.tiers[0].read_s if site.model_load.tiers else None
         cards.append(
@@ -138,10 +140,26 @@ def site_cards(site: SiteStorage) -> list[Card]:
     ]
 
 
-def checkpoint_cards(site: SiteStorage) -> list[Card]:
+def _interval(checkpoint, reliability) -> tuple[float | None, str]:
+    """The checkpoint interval and who set it: the design's, else the reliability engine's
+    (its Daly optimum within the storage's bound); storage never invents one."""
+    if checkpoint.interval_min is not None:
+        return checkpoint.interval_min, "(design)"
+    chosen = (reliability.checkpoint or {}) if reliability is not None else {}
+    return chosen.get("chosen_interval_min"), (
+        f"({chosen.get('chosen_interval_source')}, reliability engine; the storage sustains "
+        f"no less than {number(checkpoint.min_interval_s / 60.0, 1)} min)"
+    )
+
+
+def checkpoint_cards(site: SiteStorage, reliability=None) -> list[Card]:
     checkpoint, retention = site.checkpoint, site.retention
-    mode = "async: GPU-to-host copy only" if checkpoint.async_write else "synchronous write"
-    placeholder = " (placeholder: the reliability section gives the optimum)"
+    mode = "async: GPU-to-host phase only" if checkpoint.async_write else "synchronous write"
+    interval, interval_note = _interval(checkpoint, reliability)
+    durable = checkpoint.durable
+    written = retention.get("written_pb_over_horizon")
+    if written is None and reliability is not None and reliability.checkpoint:
+        written = reliability.checkpoint.get("written_pb_over_horizon")
     return [
         Card(
             "Checkpoint size",
@@ -155,21 +173,18 @@ def checkpoint_cards(site: SiteStorage) -> list[Card]:
             "Durable write",
             number(checkpoint.durable_write_s, 1),
             "s",
-            f"to tier {checkpoint.durable_tier}",
+            f"to tier {checkpoint.durable_tier} at {count(durable.write_gbytes_per_s)} GB/s "
+            f"achieved of {count(durable.rated_write_gbytes_per_s)} rated (limited by "
+            f"{durable.limited_by}) · restarts read {checkpoint.restart_source}",
             alert="longer than the interval" if checkpoint.write_fits_interval is False else "",
         ),
-        Card(
-            "Checkpoint interval",
-            number(checkpoint.interval_min, 1, trim=True),
-            "min",
-            placeholder if checkpoint.interval_is_placeholder else "",
-        ),
+        Card("Checkpoint interval", number(interval, 1, trim=True), "min", interval_note),
         Card(
             "Checkpoints retained",
             number(retention.get("retained_tb"), 1),
             "TB per tier",
             f"(newest {retention.get('retention_count')}) · "
-            f"{number(retention.get('written_pb_over_horizon'), 1)} PB written over "
+            f"{number(written, 1)} PB written over "
             f"{number(retention.get('horizon_years'), 1, trim=True)} years",
         ),
     ]
