@@ -48,6 +48,7 @@ def _time_backend(torch, backend, batch, heads, seq, shapes, dtype, device):
                 sdpa(q, k, v, is_causal=True)
 
         def forward_backward():
+            q.grad = k.grad = v.grad = None  # no accumulation into earlier gradients
             sdpa(q, k, v, is_causal=True).backward(grad)
 
         return time_op(torch, forward), time_op(torch, forward_backward)

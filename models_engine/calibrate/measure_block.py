@@ -50,6 +50,9 @@ def model_flops(hidden: int, seq: int, tokens: int) -> float:
 
 def _step(block, x, grad):
     def forward_backward():
+        # The input's gradient is fresh each step (as between layers); the weights' gradients
+        # accumulate, as across the micro-batches of one step.
+        x.grad = None
         block(x).backward(grad)
 
     return forward_backward

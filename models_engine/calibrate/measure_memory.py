@@ -42,6 +42,7 @@ def _fwd_bwd_row(torch, op, hidden, tokens, elems, forward, fwd_factor, bwd_fact
     fwd = time_op(torch, forward_only)
 
     def both():
+        x.grad = None  # no accumulation kernel into an earlier gradient (not part of the layer)
         forward(x).backward(grad)
 
     total = time_op(torch, both)
