@@ -24,6 +24,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from studio.reports.document import report_context
+from studio.reports.svg_cache import cached_svgs, store_svgs, svg_key
 
 logger = logging.getLogger(__name__)
 # The report shares the web stylesheet: WeasyPrint warns once per screen-only rule it skips
@@ -91,7 +92,8 @@ class _Exporter:
         self._kaleido = asyncio.run_coroutine_threadsafe(open_kaleido(), loop).result(120)
         self._loop = loop
 
-    def svgs(self, specs: list[dict], width: int, height: int) -> list[bytes]:
+    def svgs(self, figures: list[tuple[dict, int, int]]) -> list[bytes]:
+        """SVGs of (figure, width, height) triples, in order."""
         with self._lock:
             if self._kaleido is None:
                 self._start()
@@ -99,14 +101,9 @@ class _Exporter:
             async def render():
                 return [
                     await self._kaleido.calc_fig(
-                        spec,
-                        opts={
-                            "format": "svg",
-                            "width": spec.get("layout", {}).get("width") or width,
-                            "height": spec.get("layout", {}).get("height") or height,
-                        },
+                        spec, opts={"format": "svg", "width": width, "height": height}
                     )
-                    for spec in specs
+                    for spec, width, height in figures
                 ]
 
             try:
@@ -128,8 +125,22 @@ class _Exporter:
 EXPORTER = _Exporter()
 
 
-def export_svgs(specs: list[dict], width: int = CHART_WIDTH, height: int = CHART_HEIGHT):
-    return EXPORTER.svgs([print_figure(s) for s in specs], width, height)
+def printed_size(figure: dict) -> tuple[int, int]:
+    layout = figure.get("layout") or {}
+    return layout.get("width") or CHART_WIDTH, layout.get("height") or CHART_HEIGHT
+
+
+def export_svgs(specs: list[dict]) -> list[bytes]:
+    """The specs' SVGs: drawn ones from the cache, the rest by kaleido (one batch), then kept."""
+    figures = [(f, *printed_size(f)) for f in map(print_figure, specs)]
+    keys = [svg_key(*figure) for figure in figures]
+    found = cached_svgs(keys)
+    missing = {key: figure for key, figure in zip(keys, figures, strict=True) if key not in found}
+    drawn = {}
+    if missing:
+        drawn = dict(zip(missing, EXPORTER.svgs(list(missing.values())), strict=True))
+    store_svgs(drawn)
+    return [found.get(key) or drawn[key] for key in keys]
 
 
 def svg_uri(svg: bytes) -> str:

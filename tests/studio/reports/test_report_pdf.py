@@ -13,7 +13,7 @@ from PIL import Image, ImageStat
 
 import models_engine
 from studio.reports import services
-from studio.reports.models import PdfStatus, Report
+from studio.reports.models import ChartSvg, PdfStatus, Report
 from studio.reports.tasks import build_report_pdf
 from tests.conftest import ROOT
 from tests.studio.reports.roadmap_fixture import fake_roadmap
@@ -71,6 +71,7 @@ def built(django_db_setup, django_db_blocker, tmp_path_factory):
     yield report, path, folder
     with django_db_blocker.unblock():  # made outside any test's transaction: remove it all
         Report.objects.filter(pk=report.pk).delete()
+        ChartSvg.objects.all().delete()  # the charts it printed
         team.delete()
         user.delete()
 
