@@ -10,6 +10,7 @@ same process: the first call starts the worker's kaleido (chromium), the rest ar
 worker pays, with every chart drawn afresh and with the charts' SVGs cached (see `timed`).
 Prints pages and seconds, and also the two-design report of the tests."""
 
+import argparse
 import os
 import sys
 import time
@@ -57,7 +58,7 @@ def timed(report, chart_cache, repeats: int = 3) -> str:
     )
 
 
-def main() -> None:
+def main(examples: list[str], save_to: Path | None = None) -> None:
     from django.db import connection
     from django.test.utils import get_runner  # noqa: F401
 
@@ -66,6 +67,7 @@ def main() -> None:
     from studio.designs import services as design_services
     from studio.reports import services
     from studio.reports.models import ChartSvg
+    from studio.reports.pdf import render_report_pdf
     from studio.runs import services as run_services
     from tests.conftest import example_spec
     from tests.studio.reports.roadmap_fixture import fake_roadmap
@@ -85,7 +87,7 @@ def main() -> None:
         Membership.objects.create(team=team, user=user, role="owner")
         project = design_services.project_create(actor=user, team=team, name="Bench")
         designs = []
-        for slug in ("h100-256-onprem-starter", "dgx-h100-superpod-4su"):
+        for slug in examples:
             design = design_services.design_create(
                 actor=user, project=project, name=slug, spec=example_spec(slug), message="b"
             )
@@ -94,10 +96,7 @@ def main() -> None:
             )
             run_services.run_execute(run_id=run.pk)
             designs.append(design)
-        cases = {
-            "one design": designs[:1],
-            "two designs": designs,
-        }
+        cases = {"one design": designs[:1], f"{len(designs)} designs": designs}
         for label, picked in cases.items():
             report = services.report_create(
                 actor=user,
@@ -107,6 +106,12 @@ def main() -> None:
                 designs=picked,
                 dispatch=False,
             )
+            if save_to is not None:  # a look at the pages, no timing
+                pdf, pages = render_report_pdf(report)
+                path = save_to / f"{label.replace(' ', '-')}.pdf"
+                path.write_bytes(pdf)
+                print(f"{label}: {pages} pages -> {path}")
+                continue
             print(f"{label}: {timed(report, ChartSvg)}")
             # The dev machine's 2 cores are shared: the load says how far to trust the seconds.
             print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -115,4 +120,13 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "examples",
+        nargs="*",
+        default=["h100-256-onprem-starter", "dgx-h100-superpod-4su"],
+        help="example designs (examples/<name>.json); the first is the one-design report",
+    )
+    parser.add_argument("--save-to", type=Path, help="write the PDFs there instead of timing")
+    args = parser.parse_args()
+    main(args.examples, args.save_to)

@@ -236,7 +236,23 @@ def diff_with_previous(report) -> dict | None:
 
 def digest(blocks: list) -> list:
     """The PDF's blocks of one engine section: cards, headings and text, its first tables (cut
-    at PDF_TABLE_ROWS), without the collapsible detail."""
+    at PDF_TABLE_ROWS), without the collapsible detail, and no heading left with nothing under
+    it."""
+    return _without_empty_headings(_digest(blocks))
+
+
+def _without_empty_headings(blocks: list) -> list:
+    """Headings whose content the digest left on the web page: a heading followed by another
+    heading or by the end of the section."""
+    out = []
+    for block, after in zip(blocks, [*blocks[1:], None], strict=True):
+        if isinstance(block, Heading) and (after is None or isinstance(after, Heading)):
+            continue
+        out.append(block)
+    return out
+
+
+def _digest(blocks: list) -> list:
     out, tables = [], 0
     for block in blocks:
         if isinstance(block, Group) and block.summary:

@@ -127,10 +127,10 @@ def phase_money(phase, value: float | None, *, per_year: bool = False) -> str:
     if not _priced(phase) or value is None:
         shown = "not priced"
     elif abs(value) < 1.0:
-        shown = "none"  # the cost engine's difference: no priced line changes
+        shown = "no BOM change"  # the cost engine's difference: no priced line changes
     else:
         shown = money(value)
-    if phase.unpriced:
+    if phase.unpriced and not per_year:  # named once, in the capex column
         shown += f" + {len(phase.unpriced)} unpriced line{'s' if len(phase.unpriced) > 1 else ''}"
     return shown
 
@@ -145,22 +145,24 @@ def action_money(action) -> str:
     if action.spec_changes and action.cost_basis != "engine":
         parts.append("cost not priced by the engines")
     if action.unpriced:
-        parts.append("unpriced: " + "; ".join(action.unpriced))
+        count = len(action.unpriced)
+        parts.append(f"{count} unpriced line{'s' if count > 1 else ''}, named under the phase")
     return ", ".join(part for part in parts if part)
 
 
 def phase_rows(roadmap: RoadmapResult) -> list[dict]:
     titles = {p.id: p.title for p in roadmap.phases}
+    # A phase waits only for planned work (the Gantt's arrows likewise).
+    planned = {p.id for p in roadmap.phases if p.status == "planned"}
     return [
         {
             "phase": p,
             "status": STATUS_WORDS[p.status],
             "weeks": f"{p.start_week}\u2013{p.start_week + p.duration_weeks}",
-            "depends": ", ".join(titles.get(d, d) for d in p.depends_on) or DASH,
+            "depends": ", ".join(titles[d] for d in p.depends_on if d in planned) or DASH,
             "capex": phase_money(p, p.capex_usd),
-            "opex": phase_money(p, p.opex_usd_per_year),
+            "opex": phase_money(p, p.opex_usd_per_year, per_year=True),
             "changes": [change_text(c) for c in p.headline_change if c.before != c.after],
-            "conventions": sorted({c.convention for c in p.headline_change if c.convention}),
             "actions": [{"action": a, "money": action_money(a)} for a in p.actions],
         }
         for p in roadmap.phases
@@ -172,9 +174,12 @@ def capex_words(roadmap: RoadmapResult) -> str:
     planned = [p for p in roadmap.phases if p.status == "planned"]
     priced = [p.capex_usd or 0.0 for p in planned if _priced(p)]
     unpriced = sum(len(p.unpriced) for p in planned)
-    words = f"capex of the priced changes {money(sum(priced))}" if priced else ""
     if not priced:
         words = "no planned change is priced by the cost engine"
+    elif abs(sum(priced)) < 1.0:
+        words = "no planned change alters a priced bill-of-materials line"
+    else:
+        words = f"capex of the priced changes {money(sum(priced))}"
     if unpriced:
         words += f", plus {unpriced} unpriced bill-of-materials line{'s' if unpriced > 1 else ''}"
     return words
@@ -192,6 +197,15 @@ def roadmap_context(data: dict | None) -> dict | None:
         "done": sum(p.status == "done" for p in roadmap.phases),
         "not_proposed": sum(p.status == "not-proposed" for p in roadmap.phases),
         "capex": capex_words(roadmap),
+        # Stated once: the conventions of the expected changes (MFU against one peak).
+        "conventions": sorted(
+            {
+                (c.label, c.convention)
+                for p in roadmap.phases
+                for c in p.headline_change
+                if c.convention
+            }
+        ),
     }
 
 
