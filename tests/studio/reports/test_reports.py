@@ -178,3 +178,22 @@ def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
     assert phases["assessment"]["capex_usd"] is None  # no action the cost engine prices
     assert phases["control-plane"]["capex_usd"] > 0 and phases["control-plane"]["unpriced"]
     assert "roadmap" not in client.get("/api/reports/").json()["results"][0]
+
+
+def test_report_figures_are_the_runs_stored_ones_and_survive_the_run(two_designs):
+    """The report reads the figures stored on the covered run (built when it finished); once
+    that run is gone it builds the same figures from its own snapshot."""
+    from studio.reports.document import engine_sections
+    from studio.runs.models import EngineRun
+
+    alice, first, second = two_designs
+    report = make_report(alice, first, second)
+    cover = report.covers[0]
+    stored = engine_sections(cover)
+    assert EngineRun.objects.get(pk=cover["run_id"]).figures["sections"]
+    EngineRun.objects.filter(pk=cover["run_id"]).delete()
+    rebuilt = engine_sections(cover)
+    assert [s["key"] for s in rebuilt] == [s["key"] for s in stored]
+    assert [f["spec"] for s in rebuilt for f in s["figures"]] == [
+        f["spec"] for s in stored for f in s["figures"]
+    ]
