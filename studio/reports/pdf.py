@@ -37,6 +37,7 @@ CSS_PATH = Path(settings.BASE_DIR) / "frontend" / "static" / "css" / "report.css
 
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _SUP = re.compile(r"<sup>(.*?)</sup>", re.I)
+_HOVER = re.compile(r"\s*·\s*hover[^·<]*", re.I)  # "· hover a box for its tier"
 
 
 def chromium_path() -> str | None:
@@ -59,12 +60,34 @@ def _plain(value):
 
 
 def print_figure(spec: dict) -> dict:
-    """The figure as printed: plain-text labels, the bundled font, a fixed size, white paper."""
+    """The figure as printed: plain-text labels, the bundled font, a fixed size, white paper,
+    the title hung from the top edge."""
     figure = _plain(copy.deepcopy(spec))
     layout = figure.setdefault("layout", {})
     layout["font"] = {**(layout.get("font") or {}), "family": FONT_FAMILY}
     layout["paper_bgcolor"] = "white"
+    if isinstance(layout.get("title"), dict):
+        layout["title"] = _print_title(layout["title"])
     return figure
+
+
+def _print_title(title: dict) -> dict:
+    """Kaleido exports a title with `automargin` at y=0 of the canvas, so the first of a
+    two-line title (main line, then the detail line of `titled_layout`) is drawn above the
+    page (seen in chromium itself, not only in WeasyPrint). Anchored at the container's top
+    instead, in the top margin the chart already reserves. Hover hints mean nothing on paper."""
+    text = title.get("text")
+    if isinstance(text, str):
+        text = _HOVER.sub("", text)
+    return {
+        **title,
+        "text": text,
+        "automargin": False,
+        "yref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "pad": {"t": 12},
+    }
 
 
 class _Exporter:
