@@ -117,6 +117,10 @@ def test_pdf_text_has_headings_numbers_and_roadmap_phases(built, client):
     for cell in cells:
         assert cell.strip() in flat, cell
     assert "no published reference" in flat and "checked against" in flat
+    # The roadmap's costs: what the cost engine did not price says so, never a $0.
+    roadmap = flat.split("Roadmap for 256x H100 starter")[-1].split("Performance —")[0]
+    assert "$0 " not in roadmap and "$0.0" not in roadmap
+    assert "not priced" in roadmap or "unpriced" in roadmap
     # Page numbers from the CSS counters.
     assert f"Page 2 of {report.pdf_pages}" in flat
 
