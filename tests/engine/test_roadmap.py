@@ -17,6 +17,7 @@ from models_engine.engines.roadmap import (
     evaluate_roadmap,
 )
 from models_engine.engines.roadmap import phases as roadmap_phases
+from models_engine.engines.roadmap.phases import PhaseDraft
 from models_engine.pipeline import evaluate, run_engines
 from models_engine.validate import validate_design
 
@@ -365,3 +366,62 @@ def test_public_face_exports_the_roadmap():
         assert name in models_engine.__all__
     roadmap = _roadmap("dgx-h100-superpod-4su")
     assert models_engine.RoadmapResult.from_json(roadmap.to_json()) == roadmap
+
+
+def _two_bandwidth_actions(design):
+    """A fabric draft whose first bandwidth action pays only once the second is applied."""
+    draft = roadmap_phases.PhaseDraft()
+    draft.triggers.append(roadmap_phases._metric("fabric", "x", 1.0, 2.0, "test trigger"))
+    for action_id, changes in (
+        ("more-nics", {"fabric.nics_per_node": 2}),
+        ("non-blocking", {"fabric.oversubscription.leaf": 1.0}),
+    ):
+        draft.add(
+            roadmap_phases.ActionDraft(
+                id=action_id,
+                title=action_id,
+                detail="",
+                spec_changes=changes,
+                source="test",
+                must_shorten_step=True,
+            )
+        )
+    return draft
+
+
+def _leaf(design) -> float:
+    return design.doc["fabric"]["oversubscription"]["leaf"]
+
+
+def test_a_bandwidth_action_waits_for_the_one_it_needs(monkeypatch):
+    """Stand-in for the step: more NICs shorten it only on a non-blocking leaf."""
+    from models_engine.engines.roadmap import engine as roadmap_engine
+
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", _two_bandwidth_actions)
+    monkeypatch.setattr(roadmap_engine, "_shortens_step", lambda before, after: _leaf(after) == 1)
+    doc = apply_spec_changes(
+        _doc("h100-256-onprem-starter"),
+        {"fabric.nics_per_node": 1, "fabric.oversubscription.leaf": 2.0},
+    )
+    fabric = evaluate_roadmap(doc).phase("fabric-upgrade")
+    assert fabric.status == "planned" and fabric.not_proposed == []
+    assert [a.id for a in fabric.actions] == ["non-blocking", "more-nics"]
+
+
+def test_bandwidth_actions_that_never_pay_leave_the_phase_not_proposed(monkeypatch):
+    from models_engine.engines.roadmap import engine as roadmap_engine
+
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", _two_bandwidth_actions)
+    monkeypatch.setattr(roadmap_engine, "_shortens_step", lambda before, after: False)
+    doc = apply_spec_changes(
+        _doc("h100-256-onprem-starter"),
+        {"fabric.nics_per_node": 1, "fabric.oversubscription.leaf": 2.0},
+    )
+    roadmap = evaluate_roadmap(doc)
+    fabric = roadmap.phase("fabric-upgrade")
+    assert fabric.status == "not-proposed" and fabric.actions == []
+    assert [why.split(":")[0] for why in fabric.not_proposed] == ["more-nics", "non-blocking"]
+    # Each declined action was run once: nothing changed between its try and the retry.
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", lambda d: PhaseDraft())
+    without_fabric = evaluate_roadmap(doc).engine_runs
+    assert roadmap.engine_runs == without_fabric + 2

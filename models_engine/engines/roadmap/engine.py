@@ -322,7 +322,8 @@ class _PhaseWork:
         self.assumptions = assumptions
         self.actions: list[Action] = []
         self.hardware = False
-        self.deferred: list[ActionDraft] = []
+        # (action, its changes, the design it was tried on, the re-run it gave)
+        self.deferred: list[tuple[ActionDraft, dict, Design, Design]] = []
         self.declined: list[str] = []
 
     def take(self, action: ActionDraft, *, last_try: bool = False) -> None:
@@ -347,7 +348,7 @@ class _PhaseWork:
             if last_try:
                 self.declined.append(_declined(action, changes, self.current, variant))
             else:
-                self.deferred.append(action)
+                self.deferred.append((action, changes, self.current, variant))
             return
         self.actions.append(_action(action, changes, self.current, variant))
         self.hardware |= _capex_changed(self.current, variant)
@@ -357,8 +358,11 @@ class _PhaseWork:
         """A bandwidth action may only pay once another limit is lifted (a non-blocking
         fabric before faster NICs): each deferred one is tried on the phase's final design."""
         deferred, self.deferred = self.deferred, []
-        for action in deferred:
-            self.take(action, last_try=True)
+        for action, changes, tried_on, variant in deferred:
+            if tried_on is self.current:  # nothing changed since: the first try stands
+                self.declined.append(_declined(action, changes, tried_on, variant))
+            else:
+                self.take(action, last_try=True)
         if not any(a.spec_changes for a in self.actions):
             # Nothing changes the design: work without a spec change (telemetry) is not
             # proposed on its own when the phase's reason to exist was declined.
