@@ -135,11 +135,20 @@ def phase_money(phase, value: float | None, *, per_year: bool = False) -> str:
     return shown
 
 
+def _savings(per_year: float | None) -> str:
+    """A saving, or the net yearly cost when the action costs more than it saves."""
+    if not per_year:
+        return ""
+    if per_year < 0:
+        return f"net cost {money(-per_year)}/yr"
+    return f"saves {money(per_year)}/yr"
+
+
 def action_money(action) -> str:
     parts = [
         action.capex_usd and f"capex {money(action.capex_usd)}",
         action.opex_usd_per_year and f"opex {money(action.opex_usd_per_year)}/yr",
-        action.savings_usd_per_year and f"saves {money(action.savings_usd_per_year)}/yr",
+        _savings(action.savings_usd_per_year),
         action.payback_months and f"payback {action.payback_months:.0f} months",
     ]
     if action.spec_changes and action.cost_basis != "engine":
