@@ -2,6 +2,8 @@
 PDF), audited, team-scoped (viewer reads, editor creates, other teams get 404), listed per
 project, downloadable from the page and the API."""
 
+import re
+
 import pytest
 
 from studio.accounts.models import Membership
@@ -171,6 +173,7 @@ def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
     assert "not priced" in table and "unpriced line" in table and "not proposed" in table
     assert "Unpriced lines (left out of the phase" in page and "PCIe" in page
     assert "MFU (vs the BF16 peak)" in page
+    assert "saves $-" not in page and re.search(r"net cost \$[\d.,]+k?/yr", page)
     api = client.get(f"/api/reports/{report.pk}/").json()["roadmap"]
     phases = {p["id"]: p for p in api["phases"]}
     assert phases["fabric-upgrade"]["status"] == "not-proposed"
