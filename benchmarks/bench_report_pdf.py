@@ -65,7 +65,7 @@ def seconds(report) -> tuple[float, int, float]:
     return time.perf_counter() - started, pages, used
 
 
-def timed(report, chart_cache, repeats: int = 3) -> str:
+def timed(report, chart_cache, repeats: int = 5) -> str:
     """First build (kaleido's cold start in the first case), then warm builds with the chart
     SVG cache emptied before each (every chart drawn by chromium: a report of new runs) and
     with it filled (a rebuild, or a report of runs already printed)."""
