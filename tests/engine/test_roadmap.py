@@ -425,3 +425,17 @@ def test_bandwidth_actions_that_never_pay_leave_the_phase_not_proposed(monkeypat
     monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", lambda d: PhaseDraft())
     without_fabric = evaluate_roadmap(doc).engine_runs
     assert roadmap.engine_runs == without_fabric + 2
+
+
+def test_unpopulated_nic_ports_are_not_bought_when_the_step_does_not_wait_on_them():
+    """The serving fleet leaves 4 of 8 NIC ports empty (a fabric finding) but its decode step
+    is tensor-parallel communication inside NVLink: filling the ports (~$0.9M by the cost
+    engine) leaves the step as it is, so it is not proposed and the reason is given."""
+    name = "inference-fleet"
+    fabric = _roadmap(name).phase("fabric-upgrade")
+    assert "fabric-nics-per-node" in {t.finding_id for t in fabric.triggers}
+    assert fabric.status == "not-proposed" and fabric.capex_usd is None
+    (why,) = fabric.not_proposed
+    assert "fabric.nics_per_node = 8" in why and "no scale-out communication is exposed" in why
+    filled = evaluate(apply_spec_changes(_doc(name), {"fabric.nics_per_node": 8}))["headline"]
+    assert filled["step_time_s"] == pytest.approx(evaluate(_doc(name))["headline"]["step_time_s"])

@@ -454,6 +454,7 @@ def decide_fabric(d: Design) -> PhaseDraft:
                     detail=item["message"],
                     spec_changes=fix,
                     source="fabric engine: fabric-nics-per-node",
+                    must_shorten_step=True,  # more ports only pay for a faster step
                 )
             )
             changes.update(fix)
