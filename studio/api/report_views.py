@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from studio.api.scoping import TeamScopedViewSet
 from studio.reports.models import Report
 from studio.reports.report_views import pdf_response
+from studio.reports.roadmap import roadmap_for_api
 from studio.reports.selectors import reports_visible_to
 
 
@@ -39,10 +40,25 @@ class ReportSerializer(serializers.ModelSerializer):
         return f"/api/reports/{report.pk}/pdf/"
 
 
+class ReportDetailSerializer(ReportSerializer):
+    """One report: the list's fields and the roadmap (phases, costs with what is unpriced)."""
+
+    roadmap = serializers.SerializerMethodField()
+
+    class Meta(ReportSerializer.Meta):
+        fields = [*ReportSerializer.Meta.fields, "roadmap", "roadmap_error"]
+
+    def get_roadmap(self, report) -> dict | None:
+        return roadmap_for_api(report.roadmap)
+
+
 class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = reports_visible_to
     serializer_class = ReportSerializer
     filterset_fields = ["project"]
+
+    def get_serializer_class(self):
+        return ReportDetailSerializer if self.action == "retrieve" else ReportSerializer
 
     @extend_schema(responses={(200, "application/pdf"): OpenApiResponse(description="the PDF")})
     @action(detail=True, methods=["get"])

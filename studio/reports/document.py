@@ -7,8 +7,9 @@ from dataclasses import replace
 
 from studio.reports.evidence import evidence_for
 from studio.reports.roadmap import money, roadmap_context
-from studio.reports.selectors import previous_report
+from studio.reports.selectors import covered_run, previous_report
 from studio.runs.charts import run_sections
+from studio.runs.figures import run_figure_sections
 from studio.runs.headline import HEADLINE_METRICS, Metric, headline_changes
 from studio.runs.sections import section_blocks
 from studio.runs.sections.blocks import BulletList, Group, Heading, Paragraph, Table, text
@@ -236,7 +237,23 @@ def diff_with_previous(report) -> dict | None:
 
 def digest(blocks: list) -> list:
     """The PDF's blocks of one engine section: cards, headings and text, its first tables (cut
-    at PDF_TABLE_ROWS), without the collapsible detail."""
+    at PDF_TABLE_ROWS), without the collapsible detail, and no heading left with nothing under
+    it."""
+    return _without_empty_headings(_digest(blocks))
+
+
+def _without_empty_headings(blocks: list) -> list:
+    """Headings whose content the digest left on the web page: a heading followed by another
+    heading or by the end of the section."""
+    out = []
+    for block, after in zip(blocks, [*blocks[1:], None], strict=True):
+        if isinstance(block, Heading) and (after is None or isinstance(after, Heading)):
+            continue
+        out.append(block)
+    return out
+
+
+def _digest(blocks: list) -> list:
     out, tables = [], 0
     for block in blocks:
         if isinstance(block, Group) and block.summary:
@@ -258,13 +275,22 @@ def digest(blocks: list) -> list:
     return out
 
 
+def figure_sections(cover: dict, typed) -> list[dict]:
+    """The engine sections and their figures. A run's results never change and the cover holds
+    a copy of them, so the figures the worker stored on the run when it finished are the ones
+    the snapshot gives (measured: building them is ~0.5-1 s of a report on the 2-core dev
+    machine); built from the snapshot once the run is gone."""
+    run = covered_run(cover)
+    return run_figure_sections(run, typed) if run is not None else run_sections(typed)
+
+
 def engine_sections(cover: dict, *, for_pdf: bool = False) -> list[dict]:
     typed = parse_results(cover["results"])
     if typed is None:
         return []
     blocks = section_blocks(typed)
     sections = []
-    for section in run_sections(typed):
+    for section in figure_sections(cover, typed):
         own = blocks.get(section["key"], [])
         if for_pdf:
             more = len(section["figures"]) - PDF_FIGURES_PER_SECTION

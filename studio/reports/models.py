@@ -63,3 +63,16 @@ class Report(models.Model):
     @property
     def engine_versions(self) -> list[str]:
         return sorted({c.get("engine_version", "") for c in self.covers} - {""})
+
+
+class ChartSvg(models.Model):
+    """A chart as printed (SVG from kaleido), keyed by a digest of the printed figure and of
+    what draws it (chart code, plotly, kaleido). A stored run's figures never change, so a
+    figure printed once is not sent to chromium again (see `studio.reports.svg_cache`)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    svg = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"chart SVG {self.key[:12]}"

@@ -5,9 +5,14 @@ import plotly.graph_objects as go
 
 from models_engine import RoadmapResult
 from studio.runs.charts.common import base_layout, figure_entry
-from studio.runs.sections.format import DASH, amount, usd
+from studio.runs.sections.format import DASH, amount, percent, usd
 
-STATUS_COLOURS = {"done": "#98a2b3", "planned": "#2e5aac"}
+STATUS_COLOURS = {"done": "#98a2b3", "planned": "#2e5aac", "not-proposed": "#d0d5dd"}
+STATUS_WORDS = {
+    "done": "already satisfied",
+    "planned": "planned",
+    "not-proposed": "not proposed",
+}
 
 
 def parse_roadmap(data: dict | None) -> RoadmapResult | None:
@@ -35,28 +40,32 @@ def gantt_figure(roadmap: RoadmapResult) -> dict:
     phases = roadmap.phases
     labels = [p.title for p in phases]
     figure = go.Figure()
-    for status in ("done", "planned"):
+    for status in STATUS_WORDS:
         chosen = [p for p in phases if p.status == status]
         if not chosen:
             continue
+        planned = status == "planned"
         figure.add_bar(
             orientation="h",
             y=[p.title for p in chosen],
+            # Phases with no work still get a sliver, so every row shows where it sits.
             x=[max(p.duration_weeks, 0.4) for p in chosen],
             base=[p.start_week for p in chosen],
             marker_color=STATUS_COLOURS[status],
-            name="already satisfied" if status == "done" else "planned",
-            text=[f"{p.duration_weeks} wk" for p in chosen],
+            name=STATUS_WORDS[status],
+            text=[f"{p.duration_weeks} wk" if planned else "" for p in chosen],
             textposition="inside",
             insidetextanchor="middle",
-            hovertemplate="%{y}: weeks %{base} to %{x}<extra></extra>",
+            customdata=[p.start_week + p.duration_weeks for p in chosen],
+            hovertemplate="%{y}: weeks %{base} to %{customdata}<extra></extra>",
         )
     by_id = {p.id: p for p in phases}
     arrows = []
     for phase in phases:
         for dep in phase.depends_on:
             before = by_id.get(dep)
-            if before is None:
+            # Only planned work holds a phase back: a satisfied or not-proposed one does not.
+            if before is None or before.status != "planned" or phase.status != "planned":
                 continue
             arrows.append(
                 {
@@ -94,43 +103,95 @@ def change_text(change) -> str:
     fraction = change.change_fraction
     if change.before is None or change.after is None:
         return f"{change.label}: {DASH}"
-    unit = "" if change.unit in ("fraction", "USD") else f" {change.unit}"
-    show = money if change.unit == "USD" else amount
-    words = f"{change.label} {show(change.before)}{unit} → {show(change.after)}{unit}"
+    if change.unit == "fraction":
+        words = f"{change.label} {percent(change.before)} → {percent(change.after)}"
+    else:
+        unit = "" if change.unit == "USD" else f" {change.unit}"
+        show = money if change.unit == "USD" else amount
+        words = f"{change.label} {show(change.before)}{unit} → {show(change.after)}{unit}"
     if fraction is not None:
         words += f" ({fraction * 100:+.0f} %)"
     return words
 
 
+def _priced(phase) -> bool:
+    """The cost engine priced at least one of the phase's actions (stored results from before
+    the phases said so carry 0.0 for unpriced work: the actions' cost_basis tells)."""
+    return any(a.cost_basis == "engine" for a in phase.actions)
+
+
+def phase_money(phase, value: float | None, *, per_year: bool = False) -> str:
+    """A phase's capex or opex as the table shows it: never a zero that is not one."""
+    if phase.status != "planned":
+        return DASH
+    if not _priced(phase) or value is None:
+        shown = "not priced"
+    elif abs(value) < 1.0:
+        shown = "no BOM change"  # the cost engine's difference: no priced line changes
+    else:
+        shown = money(value)
+    if phase.unpriced and not per_year:  # named once, in the capex column
+        shown += f" + {len(phase.unpriced)} unpriced line{'s' if len(phase.unpriced) > 1 else ''}"
+    return shown
+
+
+def _savings(per_year: float | None) -> str:
+    """A saving, or the net yearly cost when the action costs more than it saves."""
+    if not per_year:
+        return ""
+    if per_year < 0:
+        return f"net cost {money(-per_year)}/yr"
+    return f"saves {money(per_year)}/yr"
+
+
+def action_money(action) -> str:
+    parts = [
+        action.capex_usd and f"capex {money(action.capex_usd)}",
+        action.opex_usd_per_year and f"opex {money(action.opex_usd_per_year)}/yr",
+        _savings(action.savings_usd_per_year),
+        action.payback_months and f"payback {action.payback_months:.0f} months",
+    ]
+    if action.spec_changes and action.cost_basis != "engine":
+        parts.append("cost not priced by the engines")
+    if action.unpriced:
+        count = len(action.unpriced)
+        parts.append(f"{count} unpriced line{'s' if count > 1 else ''}, named under the phase")
+    return ", ".join(part for part in parts if part)
+
+
 def phase_rows(roadmap: RoadmapResult) -> list[dict]:
     titles = {p.id: p.title for p in roadmap.phases}
+    # A phase waits only for planned work (the Gantt's arrows likewise).
+    planned = {p.id for p in roadmap.phases if p.status == "planned"}
     return [
         {
             "phase": p,
+            "status": STATUS_WORDS[p.status],
             "weeks": f"{p.start_week}\u2013{p.start_week + p.duration_weeks}",
-            "depends": ", ".join(titles.get(d, d) for d in p.depends_on) or DASH,
-            "capex": money(p.capex_usd) if p.capex_usd else DASH,
-            "opex": money(p.opex_usd_per_year) if p.opex_usd_per_year else DASH,
-            "changes": [change_text(c) for c in p.headline_change],
-            "actions": [
-                {
-                    "action": a,
-                    "money": ", ".join(
-                        part
-                        for part in (
-                            a.capex_usd and f"capex {money(a.capex_usd)}",
-                            a.opex_usd_per_year and f"opex {money(a.opex_usd_per_year)}/yr",
-                            a.savings_usd_per_year and f"saves {money(a.savings_usd_per_year)}/yr",
-                            a.payback_months and f"payback {a.payback_months:.0f} months",
-                        )
-                        if part
-                    ),
-                }
-                for a in p.actions
-            ],
+            "depends": ", ".join(titles[d] for d in p.depends_on if d in planned) or DASH,
+            "capex": phase_money(p, p.capex_usd),
+            "opex": phase_money(p, p.opex_usd_per_year, per_year=True),
+            "changes": [change_text(c) for c in p.headline_change if c.before != c.after],
+            "actions": [{"action": a, "money": action_money(a)} for a in p.actions],
         }
         for p in roadmap.phases
     ]
+
+
+def capex_words(roadmap: RoadmapResult) -> str:
+    """The plan's capex in the summary line: the priced part, and what is not priced."""
+    planned = [p for p in roadmap.phases if p.status == "planned"]
+    priced = [p.capex_usd or 0.0 for p in planned if _priced(p)]
+    unpriced = sum(len(p.unpriced) for p in planned)
+    if not priced:
+        words = "no planned change is priced by the cost engine"
+    elif abs(sum(priced)) < 1.0:
+        words = "no planned change alters a priced bill-of-materials line"
+    else:
+        words = f"capex of the priced changes {money(sum(priced))}"
+    if unpriced:
+        words += f", plus {unpriced} unpriced bill-of-materials line{'s' if unpriced > 1 else ''}"
+    return words
 
 
 def roadmap_context(data: dict | None) -> dict | None:
@@ -143,5 +204,30 @@ def roadmap_context(data: dict | None) -> dict | None:
         "phases": phase_rows(roadmap),
         "planned": sum(p.status == "planned" for p in roadmap.phases),
         "done": sum(p.status == "done" for p in roadmap.phases),
-        "capex": money(sum(p.capex_usd for p in roadmap.phases if p.status == "planned")),
+        "not_proposed": sum(p.status == "not-proposed" for p in roadmap.phases),
+        "capex": capex_words(roadmap),
+        # Stated once: the conventions of the expected changes (MFU against one peak).
+        "conventions": sorted(
+            {
+                (c.label, c.convention)
+                for p in roadmap.phases
+                for c in p.headline_change
+                if c.convention
+            }
+        ),
     }
+
+
+def roadmap_for_api(data: dict | None) -> dict | None:
+    """The stored roadmap as the API gives it: a phase's capex / opex is null unless the cost
+    engine priced one of its actions (roadmaps stored before the engine said so carry 0.0),
+    and each phase names its unpriced lines."""
+    roadmap = parse_roadmap(data)
+    if roadmap is None:
+        return None
+    unpriced = {"capex_usd": None, "opex_usd_per_year": None}
+    phases = [
+        p if p.status == "planned" and _priced(p) else p.model_copy(update=unpriced)
+        for p in roadmap.phases
+    ]
+    return roadmap.model_copy(update={"phases": phases}).to_json()

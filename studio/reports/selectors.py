@@ -4,6 +4,7 @@ the download."""
 from django.db.models import QuerySet
 
 from studio.reports.models import Report
+from studio.runs.models import EngineRun, RunStatus
 
 
 def reports_visible_to(user) -> QuerySet[Report]:
@@ -24,5 +25,17 @@ def previous_report(report: Report) -> Report | None:
         .filter(pk__lt=report.pk)
         .defer("pdf")
         .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def covered_run(cover: dict) -> EngineRun | None:
+    """The finished run a report's cover was copied from, without its results (for the figures
+    stored on it); None once it is gone."""
+    return (
+        EngineRun.objects.filter(
+            pk=cover.get("run_id"), spec_hash=cover.get("spec_hash"), status=RunStatus.DONE
+        )
+        .only("pk", "status", "figures")
         .first()
     )

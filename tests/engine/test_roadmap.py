@@ -17,6 +17,7 @@ from models_engine.engines.roadmap import (
     evaluate_roadmap,
 )
 from models_engine.engines.roadmap import phases as roadmap_phases
+from models_engine.engines.roadmap.phases import PhaseDraft
 from models_engine.pipeline import evaluate, run_engines
 from models_engine.validate import validate_design
 
@@ -108,6 +109,16 @@ def _changes_before(roadmap, phase_id: str) -> tuple[dict, dict]:
     raise AssertionError(phase_id)
 
 
+def _headline_with_mfu(doc: dict) -> dict:
+    """`evaluate`'s headline plus MFU against the GPU's BF16 peak (the roadmap's convention)."""
+    results = evaluate(doc)
+    bf16_peak = validate_design(doc).gpu.bf16_dense_tflops
+    return {
+        **results["headline"],
+        "mfu_bf16_peak": results["performance"]["tflops_per_gpu"] / bf16_peak,
+    }
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_headline_change_is_what_evaluate_returns(name):
     """Recompute the last planned phase with spec changes independently with `evaluate`."""
@@ -116,8 +127,8 @@ def test_headline_change_is_what_evaluate_returns(name):
     assert changed, "every example has at least one phase that changes the design"
     phase = changed[-1]
     before_changes, after_changes = _changes_before(roadmap, phase.id)
-    before = evaluate(apply_spec_changes(_doc(name), before_changes))["headline"]
-    after = evaluate(apply_spec_changes(_doc(name), after_changes))["headline"]
+    before = _headline_with_mfu(apply_spec_changes(_doc(name), before_changes))
+    after = _headline_with_mfu(apply_spec_changes(_doc(name), after_changes))
     assert phase.headline_change
     for change in phase.headline_change:
         assert change.before == pytest.approx(before.get(change.metric), rel=1e-9)
@@ -129,25 +140,120 @@ def test_headline_change_is_what_evaluate_returns(name):
     assert roadmap.headline_after["capex_usd"] == pytest.approx(final["capex_usd"], rel=1e-9)
 
 
-def test_fabric_upgrade_costs_come_from_the_cost_engine():
-    """The L40S pod runs 2 x 200G per 8 GPUs (50 Gb/s per GPU): the fabric phase raises the
-    NICs to the line rate and its capex is the cost engine's difference between the runs."""
-    roadmap = _roadmap("l40s-custom-gpu-finetune")
+def _one_nic_starter() -> dict:
+    """The H100 starter with one 400G NIC per 8 GPUs (50 Gb/s per GPU): a network-bound step."""
+    return apply_spec_changes(_doc("h100-256-onprem-starter"), {"fabric.nics_per_node": 1})
+
+
+def test_fabric_upgrade_that_shortens_the_step_is_planned_and_priced_by_the_cost_engine():
+    doc = _one_nic_starter()
+    roadmap = evaluate_roadmap(doc)
     fabric = roadmap.phase("fabric-upgrade")
-    assert fabric.status == "planned"
+    assert fabric.status == "planned" and fabric.not_proposed == []
     assert any(
         t.finding_id.endswith("scale_out_line_rate_gbit_per_s_per_gpu") for t in fabric.triggers
     )
     action = next(a for a in fabric.actions if a.id == "fabric-nic-bandwidth")
-    assert action.spec_changes == {"fabric.nic_speed_gbps": 400}
-    base = evaluate(_doc("l40s-custom-gpu-finetune"))
-    upgraded = evaluate(apply_spec_changes(_doc("l40s-custom-gpu-finetune"), action.spec_changes))
+    assert action.spec_changes == {"fabric.nics_per_node": 2}
+    base = evaluate(doc)
+    upgraded = evaluate(apply_spec_changes(doc, action.spec_changes))
+    # Kept because the engines' re-run shortens the step by at least MIN_STEP_GAIN.
+    step = upgraded["headline"]["step_time_s"] / base["headline"]["step_time_s"] - 1
+    assert step <= -roadmap_phases.MIN_STEP_GAIN
     assert action.cost_basis == "engine"
     assert action.capex_usd == pytest.approx(
         upgraded["cost"]["capex"]["total_usd"] - base["cost"]["capex"]["total_usd"]
     )
     assert fabric.capex_usd == pytest.approx(action.capex_usd)
     assert fabric.duration_weeks == 12  # hardware changes: the table's hardware row
+    _assert_unpriced_lines_are_the_cost_engines(action, base, upgraded)
+
+
+def _assert_unpriced_lines_are_the_cost_engines(action, before: dict, after: dict) -> None:
+    """Each unpriced line an action names is an uncovered unpriced item of the runs around it."""
+    items = {
+        row["item"]
+        for run in (before, after)
+        for row in run["cost"]["unpriced_items"]
+        if not row["covered_by_allowance"]
+    }
+    for line in action.unpriced:
+        assert line.rsplit(" (", 1)[0] in items, line
+
+
+def test_fabric_upgrade_on_a_pcie_bound_step_is_not_proposed_and_says_why():
+    """The L40S pod (2 x 200G per 8 GPUs, 50 Gb/s per GPU, no NVLink) is below the seed's
+    100 Gb/s, but its data-parallel collectives run at the PCIe bandwidth inside the node: the
+    engines re-run with 400G NICs give the same step, so no fabric upgrade is proposed."""
+    name = "l40s-custom-gpu-finetune"
+    roadmap = _roadmap(name)
+    fabric = roadmap.phase("fabric-upgrade")
+    assert fabric.status == "not-proposed"
+    assert fabric.actions == [] and fabric.duration_weeks == 0
+    assert fabric.capex_usd is None and fabric.opex_usd_per_year is None  # no work: no cost
+    assert fabric.triggers  # what made the engine look
+    (why,) = fabric.not_proposed
+    assert "fabric.nic_speed_gbps = 400" in why and "PCIe" in why
+    base = evaluate(_doc(name))["headline"]["step_time_s"]
+    faster_nics = evaluate(apply_spec_changes(_doc(name), {"fabric.nic_speed_gbps": 400}))
+    assert faster_nics["headline"]["step_time_s"] > base * (1 - roadmap_phases.MIN_STEP_GAIN)
+    assert f"of {base:.3g} s" in why and "largest term is compute" in why
+    # Nothing waits for it: the training phase starts when the assessment ends.
+    training = roadmap.phase("training-optimisation")
+    assert training.start_week == roadmap.phase("assessment").duration_weeks
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_phase_costs_are_priced_sums_or_none_never_a_made_up_zero(name):
+    for phase in _roadmap(name).phases:
+        priced = [a for a in phase.actions if a.cost_basis == "engine"]
+        if not priced:
+            assert phase.capex_usd is None and phase.opex_usd_per_year is None, phase.id
+            continue
+        assert phase.capex_usd == pytest.approx(sum(a.capex_usd or 0.0 for a in priced))
+        assert phase.unpriced == list(
+            dict.fromkeys(line for a in phase.actions for line in a.unpriced)
+        )
+
+
+def test_an_action_adding_unpriced_lines_names_them():
+    """The L40S control plane adds a separate storage network whose generic transceivers and
+    cables have no catalog price: the phase's capex leaves them out and names them."""
+    roadmap = _roadmap("l40s-custom-gpu-finetune")
+    phase = roadmap.phase("control-plane")
+    action = next(a for a in phase.actions if a.id == "control-plane-storage-network")
+    assert action.cost_basis == "engine" and action.capex_usd > 0
+    assert action.unpriced and set(action.unpriced) <= set(phase.unpriced)
+    before_changes, _ = _changes_before(roadmap, "control-plane")
+    before = apply_spec_changes(_doc("l40s-custom-gpu-finetune"), before_changes)
+    previous = {
+        k: v
+        for a in phase.actions[: phase.actions.index(action)]
+        for k, v in a.spec_changes.items()
+    }
+    before = apply_spec_changes(before, previous)
+    after = apply_spec_changes(before, action.spec_changes)
+    _assert_unpriced_lines_are_the_cost_engines(action, evaluate(before), evaluate(after))
+    assert any("storage" in line for line in action.unpriced)
+
+
+def test_fp8_reads_as_a_higher_mfu_in_the_roadmap_convention():
+    """Switching the H100 starter to FP8 shortens the step; the performance engine's MFU (FP8
+    runs against the FP8 peak) falls, the roadmap's MFU (BF16 peak on both sides) rises with
+    the step, and the change says which convention it uses."""
+    name = "h100-256-onprem-starter"
+    roadmap = _roadmap(name)
+    phase = roadmap.phase("training-optimisation")
+    assert "training-fp8" in {a.id for a in phase.actions}
+    changes = {c.metric: c for c in phase.headline_change}
+    step, mfu = changes["step_time_s"], changes["mfu_bf16_peak"]
+    assert step.after < step.before
+    assert mfu.after / mfu.before == pytest.approx(step.before / step.after, rel=0.02)
+    assert "BF16 peak" in mfu.convention and "mfu" not in changes
+    before_changes, after_changes = _changes_before(roadmap, phase.id)
+    engine_mfu_before = evaluate(apply_spec_changes(_doc(name), before_changes))["headline"]["mfu"]
+    engine_mfu_after = evaluate(apply_spec_changes(_doc(name), after_changes))["headline"]["mfu"]
+    assert engine_mfu_after < engine_mfu_before  # what the roadmap no longer shows unexplained
 
 
 def test_checkpoint_automation_done_with_incremental_async_optimal_interval():
@@ -260,3 +366,76 @@ def test_public_face_exports_the_roadmap():
         assert name in models_engine.__all__
     roadmap = _roadmap("dgx-h100-superpod-4su")
     assert models_engine.RoadmapResult.from_json(roadmap.to_json()) == roadmap
+
+
+def _two_bandwidth_actions(design):
+    """A fabric draft whose first bandwidth action pays only once the second is applied."""
+    draft = roadmap_phases.PhaseDraft()
+    draft.triggers.append(roadmap_phases._metric("fabric", "x", 1.0, 2.0, "test trigger"))
+    for action_id, changes in (
+        ("more-nics", {"fabric.nics_per_node": 2}),
+        ("non-blocking", {"fabric.oversubscription.leaf": 1.0}),
+    ):
+        draft.add(
+            roadmap_phases.ActionDraft(
+                id=action_id,
+                title=action_id,
+                detail="",
+                spec_changes=changes,
+                source="test",
+                must_shorten_step=True,
+            )
+        )
+    return draft
+
+
+def _leaf(design) -> float:
+    return design.doc["fabric"]["oversubscription"]["leaf"]
+
+
+def test_a_bandwidth_action_waits_for_the_one_it_needs(monkeypatch):
+    """Stand-in for the step: more NICs shorten it only on a non-blocking leaf."""
+    from models_engine.engines.roadmap import engine as roadmap_engine
+
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", _two_bandwidth_actions)
+    monkeypatch.setattr(roadmap_engine, "_shortens_step", lambda before, after: _leaf(after) == 1)
+    doc = apply_spec_changes(
+        _doc("h100-256-onprem-starter"),
+        {"fabric.nics_per_node": 1, "fabric.oversubscription.leaf": 2.0},
+    )
+    fabric = evaluate_roadmap(doc).phase("fabric-upgrade")
+    assert fabric.status == "planned" and fabric.not_proposed == []
+    assert [a.id for a in fabric.actions] == ["non-blocking", "more-nics"]
+
+
+def test_bandwidth_actions_that_never_pay_leave_the_phase_not_proposed(monkeypatch):
+    from models_engine.engines.roadmap import engine as roadmap_engine
+
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", _two_bandwidth_actions)
+    monkeypatch.setattr(roadmap_engine, "_shortens_step", lambda before, after: False)
+    doc = apply_spec_changes(
+        _doc("h100-256-onprem-starter"),
+        {"fabric.nics_per_node": 1, "fabric.oversubscription.leaf": 2.0},
+    )
+    roadmap = evaluate_roadmap(doc)
+    fabric = roadmap.phase("fabric-upgrade")
+    assert fabric.status == "not-proposed" and fabric.actions == []
+    assert [why.split(":")[0] for why in fabric.not_proposed] == ["more-nics", "non-blocking"]
+    # Each declined action was run once: nothing changed between its try and the retry.
+    monkeypatch.setitem(roadmap_phases.DECIDERS, "fabric-upgrade", lambda d: PhaseDraft())
+    without_fabric = evaluate_roadmap(doc).engine_runs
+    assert roadmap.engine_runs == without_fabric + 2
+
+
+def test_unpopulated_nic_ports_are_not_bought_when_the_step_does_not_wait_on_them():
+    """The serving fleet leaves 4 of 8 NIC ports empty (a fabric finding) but its decode step
+    is tensor-parallel communication inside NVLink: filling the ports (~$0.9M by the cost
+    engine) leaves the step as it is, so it is not proposed and the reason is given."""
+    name = "inference-fleet"
+    fabric = _roadmap(name).phase("fabric-upgrade")
+    assert "fabric-nics-per-node" in {t.finding_id for t in fabric.triggers}
+    assert fabric.status == "not-proposed" and fabric.capex_usd is None
+    (why,) = fabric.not_proposed
+    assert "fabric.nics_per_node = 8" in why and "no scale-out communication is exposed" in why
+    filled = evaluate(apply_spec_changes(_doc(name), {"fabric.nics_per_node": 8}))["headline"]
+    assert filled["step_time_s"] == pytest.approx(evaluate(_doc(name))["headline"]["step_time_s"])

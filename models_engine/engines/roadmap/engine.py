@@ -17,13 +17,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from models_engine.engines.cost.result import CostResult
 from models_engine.engines.result_base import EngineResult
 from models_engine.headline import headline
 from models_engine.pipeline import run_engines
 from models_engine.spec import SpecValidationError, design_to_dict, flatten_spec
 from models_engine.validate import validate_design
 
-from .phases import DECIDERS, THRESHOLDS, ActionDraft, Design, PhaseDraft
+from .phases import (
+    DECIDERS,
+    MIN_STEP_GAIN,
+    THRESHOLDS,
+    ActionDraft,
+    Design,
+    PhaseDraft,
+    where_bound,
+)
 from .result import Action, MetricChange, Phase, RoadmapResult, Trigger
 from .spec_changes import SpecChangeError, apply_spec_changes
 
@@ -61,7 +70,7 @@ DURATION_WEEKS: dict[str, tuple[int, str]] = {
 HEADLINE_METRICS: dict[str, tuple[str, str, str]] = {
     "time_to_train_days": ("Time to train (with failures)", "days", "lower"),
     "step_time_s": ("Step time", "s", "lower"),
-    "mfu": ("MFU", "fraction", "higher"),
+    "mfu_bf16_peak": ("MFU (vs the BF16 peak)", "fraction", "higher"),
     "goodput": ("Goodput", "fraction", "higher"),
     "tokens_per_s": ("Throughput", "tokens/s", "higher"),
     "capex_usd": ("Capex", "USD", "lower"),
@@ -71,6 +80,15 @@ HEADLINE_METRICS: dict[str, tuple[str, str, str]] = {
     "usd_per_million_tokens": ("Cost per million tokens", "USD", "lower"),
     "security_score_pct": ("Security score", "%", "higher"),
 }
+# MFU in the expected changes: the performance engine's model TFLOP/s per GPU over the GPU's
+# dense BF16 peak, before and after every phase. The engine's own MFU counts an FP8 run
+# against the FP8 peak (2x the BF16 peak on H100), so across a switch to FP8 a faster step
+# would read as a lower MFU; one peak on both sides leaves the change the step's.
+MFU_KEY = "mfu_bf16_peak"
+MFU_CONVENTION = (
+    "model FLOPs per GPU per second / the GPU's dense BF16 peak, on both sides (the "
+    "performance engine's MFU counts FP8 runs against the FP8 peak)"
+)
 # Savings of a faster run are counted for this many runs a year (an engine assumption).
 RUNS_PER_YEAR = 1
 COST_EPSILON_USD = 1.0
@@ -134,6 +152,7 @@ def evaluate_roadmap(
         + "; ".join(f"{k} {v}" for k, v in THRESHOLDS.items()),
         f"Savings of a cheaper training run count {RUNS_PER_YEAR} run(s) a year of this size; "
         "opex savings are the cost engine's opex difference.",
+        f"MFU in the phases' expected changes: {MFU_CONVENTION}.",
         "Actions with no spec change (telemetry, scheduling, drills, governance processes) are "
         "not modelled: they change no headline number and carry no cost figure.",
     ]
@@ -275,37 +294,119 @@ def _apply_phases(
         if not draft.triggers:
             phases.append(_phase(phase_id, "done", draft, [], [], "; ".join(draft.notes)))
             continue
-        before = current
-        actions: list[Action] = []
-        hardware = False
+        work = _PhaseWork(runner, current, phase_id, assumptions)
         for action in draft.actions:
-            changes = {
-                path: value
-                for path, value in action.spec_changes.items()
-                if _get(current.doc, path) != value
-            }
-            if not changes:
-                if action.spec_changes:
-                    continue  # an earlier phase already made these changes
-                actions.append(_action(action, {}, None, None))
-                continue
-            try:
-                variant = runner.design(apply_spec_changes(current.doc, changes))
-            except (SpecValidationError, SpecChangeError) as error:
-                assumptions.append(
-                    f"{phase_id}: action '{action.id}' dropped, its change is not valid for "
-                    f"this design ({_short(error)})"
-                )
-                continue
-            actions.append(_action(action, changes, current, variant))
-            hardware |= _capex_changed(current, variant)
-            current = variant
-        summary = _summary(phase_id, draft, actions)
-        phase = _phase(
-            phase_id, "planned", draft, actions, _changes(before, current), summary, hardware
+            work.take(action)
+        work.retry_deferred()
+        if work.declined and not any(a.spec_changes for a in work.actions):
+            phases.append(_not_proposed(phase_id, draft, work.declined))
+            continue
+        summary = _summary(phase_id, draft, work.actions)
+        change = _changes(current, work.current)
+        phases.append(
+            _phase(phase_id, "planned", draft, work.actions, change, summary, work.hardware)
         )
-        phases.append(phase)
+        if work.declined:
+            phases[-1] = phases[-1].model_copy(update={"not_proposed": work.declined})
+        current = work.current
     return phases, current
+
+
+class _PhaseWork:
+    """One phase's actions applied in order to the design: each spec change validated and
+    re-run; a bandwidth action that does not shorten the step waits for the phase's other
+    changes, is tried once more, and is declined with the reason if it still does not."""
+
+    def __init__(self, runner: _Runner, start: Design, phase_id: str, assumptions: list[str]):
+        self.runner, self.current, self.phase_id = runner, start, phase_id
+        self.assumptions = assumptions
+        self.actions: list[Action] = []
+        self.hardware = False
+        # (action, its changes, the design it was tried on, the re-run it gave)
+        self.deferred: list[tuple[ActionDraft, dict, Design, Design]] = []
+        self.declined: list[str] = []
+
+    def take(self, action: ActionDraft, *, last_try: bool = False) -> None:
+        changes = {
+            path: value
+            for path, value in action.spec_changes.items()
+            if _get(self.current.doc, path) != value
+        }
+        if not changes:
+            if not action.spec_changes:
+                self.actions.append(_action(action, {}, None, None))
+            return  # else an earlier phase already made these changes
+        try:
+            variant = self.runner.design(apply_spec_changes(self.current.doc, changes))
+        except (SpecValidationError, SpecChangeError) as error:
+            self.assumptions.append(
+                f"{self.phase_id}: action '{action.id}' dropped, its change is not valid for "
+                f"this design ({_short(error)})"
+            )
+            return
+        if action.must_shorten_step and not _shortens_step(self.current, variant):
+            if last_try:
+                self.declined.append(_declined(action, changes, self.current, variant))
+            else:
+                self.deferred.append((action, changes, self.current, variant))
+            return
+        self.actions.append(_action(action, changes, self.current, variant))
+        self.hardware |= _capex_changed(self.current, variant)
+        self.current = variant
+
+    def retry_deferred(self) -> None:
+        """A bandwidth action may only pay once another limit is lifted (a non-blocking
+        fabric before faster NICs): each deferred one is tried on the phase's final design."""
+        deferred, self.deferred = self.deferred, []
+        for action, changes, tried_on, variant in deferred:
+            if tried_on is self.current:  # nothing changed since: the first try stands
+                self.declined.append(_declined(action, changes, tried_on, variant))
+            else:
+                self.take(action, last_try=True)
+        if not any(a.spec_changes for a in self.actions):
+            # Nothing changes the design: work without a spec change (telemetry) is not
+            # proposed on its own when the phase's reason to exist was declined.
+            self.actions = [] if self.declined else self.actions
+
+
+def _step(design: Design) -> float | None:
+    return _float(headline(design.results).get("step_time_s"))
+
+
+def _shortens_step(before: Design, after: Design) -> bool:
+    old, new = _step(before), _step(after)
+    if old is None or new is None:
+        return True  # no step to judge by (serving): the action stands on its trigger
+    return new <= old * (1.0 - MIN_STEP_GAIN)
+
+
+def _declined(action: ActionDraft, changes: dict, before: Design, after: Design) -> str:
+    old, new = _step(before), _step(after)
+    applied = ", ".join(f"{k} = {v}" for k, v in changes.items())
+    return (
+        f"{action.title}: not proposed. The engines re-run with {applied} give a step of "
+        f"{new:.3g} s against {old:.3g} s ({new / old - 1:+.1%}; at least "
+        f"-{MIN_STEP_GAIN:.0%} would justify it): {where_bound(before.performance)}."
+    )
+
+
+def _not_proposed(phase_id: str, draft: PhaseDraft, declined: list[str]) -> Phase:
+    return Phase(
+        id=phase_id,
+        title=PHASE_TITLES[phase_id],
+        status="not-proposed",
+        summary="Not proposed: no change the engines tried improves the headline",
+        triggers=draft.triggers,
+        actions=[],
+        depends_on=DEPENDS_ON[phase_id],
+        start_week=0,
+        duration_weeks=0,
+        capex_usd=None,
+        opex_usd_per_year=None,
+        headline_change=[],
+        duration_basis="not proposed: no work",
+        not_proposed=declined,
+    )
 
 
 def _short(error: Exception) -> str:
@@ -338,7 +439,9 @@ def _action(
 ) -> Action:
     capex = opex = savings = payback = None
     basis = "none"
+    unpriced: list[str] = []
     if before is not None and after is not None:
+        unpriced = _unpriced_change(before.cost, after.cost)
         b, a = before.cost.summary, after.cost.summary
         # Capex as the headline shows it (the owned build's total, cost engine).
         d_capex = after.cost.capex["total_usd"] - before.cost.capex["total_usd"]
@@ -368,11 +471,42 @@ def _action(
         payback_months=payback,
         source=draft.source,
         cost_basis=basis,
+        unpriced=unpriced,
     )
+
+
+def _unpriced_lines(cost: CostResult) -> dict[str, tuple[float, str]]:
+    """The cost engine's unpriced lines that no allowance covers: item -> (quantity, unit)."""
+    lines: dict[str, tuple[float, str]] = {}
+    for row in cost.unpriced_items:
+        if not row.get("covered_by_allowance"):
+            quantity, unit = lines.get(row["item"], (0.0, row["unit"]))
+            lines[row["item"]] = (quantity + row["quantity"], unit)
+    return lines
+
+
+def _unpriced_change(before: CostResult, after: CostResult) -> list[str]:
+    """Unpriced lines an action adds, changes or removes: the price of each is missing from
+    the action's cost difference."""
+    old, new = _unpriced_lines(before), _unpriced_lines(after)
+    out = []
+    for item in sorted(set(old) | set(new)):
+        if item not in old:
+            out.append(f"{item} ({new[item][0]:.3g} {new[item][1]})")
+        elif item not in new:
+            out.append(f"{item} (removed)")
+        elif abs(new[item][0] - old[item][0]) > 1e-9 * max(1.0, abs(old[item][0])):
+            out.append(f"{item} ({old[item][0]:.3g} -> {new[item][0]:.3g} {new[item][1]})")
+    return out
+
+
+def _mfu_at_bf16_peak(design: Design) -> float | None:
+    return design.performance.tflops_per_gpu / design.gpu.bf16_dense_tflops
 
 
 def _changes(before: Design, after: Design) -> list[MetricChange]:
     old, new = headline(before.results), headline(after.results)
+    old[MFU_KEY], new[MFU_KEY] = _mfu_at_bf16_peak(before), _mfu_at_bf16_peak(after)
     out = []
     for key, (label, unit, better) in HEADLINE_METRICS.items():
         if key not in old and key not in new:
@@ -385,6 +519,7 @@ def _changes(before: Design, after: Design) -> list[MetricChange]:
                 before=_float(old.get(key)),
                 after=_float(new.get(key)),
                 better=better,
+                convention=MFU_CONVENTION if key == MFU_KEY else "",
             )
         )
     return out
@@ -428,11 +563,19 @@ def _phase(
         depends_on=DEPENDS_ON[phase_id],
         start_week=0,
         duration_weeks=weeks,
-        capex_usd=sum(a.capex_usd or 0.0 for a in actions),
-        opex_usd_per_year=sum(a.opex_usd_per_year or 0.0 for a in actions),
+        capex_usd=_priced_sum([a.capex_usd for a in actions if a.cost_basis == "engine"]),
+        opex_usd_per_year=_priced_sum(
+            [a.opex_usd_per_year for a in actions if a.cost_basis == "engine"]
+        ),
         headline_change=change,
         duration_basis=basis,
+        unpriced=list(dict.fromkeys(line for a in actions for line in a.unpriced)),
     )
+
+
+def _priced_sum(values: list[float | None]) -> float | None:
+    """The sum of the priced figures; None when nothing was priced (not a zero)."""
+    return sum(v or 0.0 for v in values) if values else None
 
 
 def _schedule(phases: list[Phase]) -> None:

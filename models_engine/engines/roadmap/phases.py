@@ -26,6 +26,10 @@ from models_engine.spec.fabric import TECHNOLOGY_DEFAULT_PARTS, TECHNOLOGY_LINE_
 from .result import Trigger
 
 # Thresholds of the metric triggers (engine assumptions, listed in the roadmap's assumptions).
+# A bandwidth upgrade proposed for speed must shorten the step by at least this much in the
+# engines' re-run: smaller gains do not pay for weeks of hardware work and sit well inside
+# the performance engine's validation band (+-7-10 % vs published step times).
+MIN_STEP_GAIN = 0.01
 MIN_GBPS_PER_GPU = 100.0  # seed: "100 Gbps or better links where training is concentrated"
 EXPOSED_SCALE_OUT_COMM_SHARE = 0.10  # exposed DP/EP/PP/CP communication, share of the step
 LOW_MFU = 0.35  # below this an explicit layout is handed to the engine's layout search
@@ -36,6 +40,7 @@ UTILISATION_TARGET = 0.80  # what the governance phase is asked to reach
 WAN_SLOWDOWN = 0.10  # the cross-site strategy adds more than this to every step
 
 THRESHOLDS = {
+    "bandwidth upgrade for speed": f"shortens the step by >= {MIN_STEP_GAIN:.0%} when re-run",
     "per-GPU scale-out line rate": f">= {MIN_GBPS_PER_GPU:g} Gb/s per GPU (seed, fabric phase)",
     "exposed scale-out communication": f"<= {EXPOSED_SCALE_OUT_COMM_SHARE:.0%} of the step",
     "MFU of an explicit layout": f">= {LOW_MFU:.0%} (else the layout search is tried)",
@@ -103,6 +108,9 @@ class ActionDraft:
     detail: str
     spec_changes: dict[str, Any]
     source: str
+    # A bandwidth action proposed for speed: kept only if the engines re-run with it give a
+    # step shorter by at least MIN_STEP_GAIN (else the phase says why it is not proposed).
+    must_shorten_step: bool = False
 
 
 @dataclass
@@ -189,6 +197,50 @@ def _unique(findings: list[dict]) -> list[dict]:
             seen.add(item.get("id"))
             out.append(item)
     return out
+
+
+def where_bound(perf: PerformanceResult) -> str:
+    """Where the step's time goes, in words: its largest term (performance engine breakdown)
+    and, when scale-out communication is exposed, the bus bandwidth its largest collective
+    reaches against the levels it crosses (performance engine collectives and topology)."""
+    step = perf.step_time_s
+    if not step or not perf.breakdown_s:
+        return ""
+    term, seconds = max(perf.breakdown_s.items(), key=lambda item: item[1])
+    words = (
+        f"the step's largest term is {term.replace('_', ' ')}: {seconds:.3g} s of "
+        f"{step:.3g} s ({seconds / step:.0%})"
+    )
+    exposed = sum(perf.breakdown_s.get(key, 0.0) for key in SCALE_OUT_COMM)
+    if exposed <= 0:
+        return words + "; no scale-out communication is exposed"
+    return words + (
+        f"; exposed scale-out communication is {exposed:.3g} s ({exposed / step:.0%})"
+        + _communication_limit(perf)
+    )
+
+
+def _communication_limit(perf: PerformanceResult) -> str:
+    collectives = ((perf.collectives or {}).get("scale_out") or {}).get("collectives") or []
+    if not collectives:
+        return ""
+    largest = max(collectives, key=lambda c: c.get("time_per_step_s", 0.0))
+    busbw = largest["busbw_gb_per_s"]
+    words = (
+        f", its largest collective ({largest['operation'].replace('_', '-')}, "
+        f"{largest.get('purpose', '')}) reaching {busbw:.3g} GB/s bus bandwidth per GPU"
+    )
+    topology = (perf.hardware or {}).get("topology") or {}
+    node = topology.get("nvlink_domain") or {}
+    nic = (topology.get("scale_out") or {}).get("nic_busbw_gb_per_s_per_gpu")
+    node_busbw = node.get("ring_busbw_gb_per_s")
+    # Equal (within 5 %) to the node level's bus bandwidth: that level sets the pace.
+    if node.get("link") == "pcie" and node_busbw and abs(busbw / node_busbw - 1) < 0.05:
+        words += (
+            f", the PCIe bandwidth between the GPUs inside a node ({node_busbw:.3g} GB/s per "
+            "GPU), not the network" + (f" ({nic:.3g} GB/s per GPU at the NICs)" if nic else "")
+        )
+    return words
 
 
 # --- assessment ---------------------------------------------------------------------------
@@ -311,6 +363,7 @@ def decide_fabric(d: Design) -> PhaseDraft:
                     + f" (the {spec.fabric.technology} line rate)",
                     spec_changes=nic,
                     source="seed: 100 Gbps or better links; fabric engine: line rate per GPU",
+                    must_shorten_step=True,
                 )
             )
             changes.update(nic)
@@ -350,6 +403,7 @@ def decide_fabric(d: Design) -> PhaseDraft:
                     detail="leaf and spine oversubscription 1:1",
                     spec_changes=fix,
                     source="fabric engine: oversubscription; performance engine: exposed comm",
+                    must_shorten_step=True,
                 )
             )
             changes.update(fix)
@@ -363,6 +417,7 @@ def decide_fabric(d: Design) -> PhaseDraft:
                     detail=", ".join(f"{k} = {v}" for k, v in line.items()),
                     spec_changes=line,
                     source="performance engine: exposed communication",
+                    must_shorten_step=True,
                 )
             )
             changes.update(line)
@@ -399,6 +454,7 @@ def decide_fabric(d: Design) -> PhaseDraft:
                     detail=item["message"],
                     spec_changes=fix,
                     source="fabric engine: fabric-nics-per-node",
+                    must_shorten_step=True,  # more ports only pay for a faster step
                 )
             )
             changes.update(fix)
@@ -610,8 +666,10 @@ def decide_training(d: Design) -> PhaseDraft:
                 title="FP8 mixed precision (Transformer Engine)",
                 detail=(
                     "FP8 matrix multiplies with BF16 master weights; validate loss curves "
-                    "against a BF16 reference before the switch. MFU is counted against the "
-                    "FP8 peak, so it falls while the step gets faster"
+                    "against a BF16 reference before the switch. The expected change counts "
+                    "MFU against the BF16 peak on both sides (the performance engine's own "
+                    "MFU of an FP8 run counts against the FP8 peak, "
+                    f"{ratio:.1f}x higher, so it reads lower although the step is faster)"
                 ),
                 spec_changes={"workload.precision": "fp8"},
                 source="performance engine: precision vs the GPU's FP8 peak",

@@ -57,6 +57,9 @@ class MetricChange(ResultPart):
     before: float | None
     after: float | None
     better: Literal["lower", "higher"]
+    # How the metric is counted when that is not the headline's own convention (MFU: one peak
+    # on both sides of a precision change, see the roadmap engine's MFU_CONVENTION).
+    convention: str = ""
 
     @property
     def change_fraction(self) -> float | None:
@@ -79,23 +82,33 @@ class Action(ResultPart):
     # What the cost figures above are: "engine" (difference of two cost-engine runs),
     # "none" (no spec change or no cost change: nothing is priced for the work itself).
     cost_basis: Literal["engine", "none"] = "none"
+    # BOM lines the action adds, removes or changes that have neither a catalog price nor an
+    # allowance (the cost engine's unpriced_items of the runs around it): the capex / opex
+    # above leave them out, so they are named rather than counted as zero.
+    unpriced: list[str] = []
 
 
 class Phase(ResultPart):
     id: PhaseId
     title: str
-    status: Literal["done", "planned"]
+    # "not-proposed": the engines found a reason to look (triggers) but re-running them with
+    # the phase's changes does not improve the headline; `not_proposed` says why.
+    status: Literal["done", "planned", "not-proposed"]
     summary: str
     triggers: list[Trigger]
     actions: list[Action]
     depends_on: list[PhaseId]
     start_week: int
     duration_weeks: int
-    capex_usd: float
-    opex_usd_per_year: float
+    # Sums of the actions the cost engine priced (cost_basis "engine"); None when none is:
+    # the work is not priced, which is not a zero. Unpriced BOM lines are in `unpriced`.
+    capex_usd: float | None
+    opex_usd_per_year: float | None
     headline_change: list[MetricChange]
     # How the duration was chosen (the roadmap's duration table; an engine assumption).
     duration_basis: str = ""
+    unpriced: list[str] = []  # every action's unpriced lines (see Action.unpriced)
+    not_proposed: list[str] = []  # actions considered and not proposed, each with why
 
 
 class RoadmapResult(EngineResult):
@@ -103,6 +116,8 @@ class RoadmapResult(EngineResult):
     baseline_name: str | None  # the "as-is" design the plan starts from, if one was given
     phases: list[Phase]
     total_weeks: int
+    # The headline's own figures (its MFU counts an FP8 run against the FP8 peak); the phases'
+    # headline_change states its conventions per metric.
     headline_before: dict[str, float]
     headline_after: dict[str, float]  # every planned phase applied
     assumptions: list[str]

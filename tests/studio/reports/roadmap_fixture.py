@@ -75,6 +75,7 @@ def fake_roadmap(spec_doc, *, catalog_entries=None, baseline_doc=None, results=N
                         "savings_usd_per_year": 2.4e5 if phase_id == "cost-governance" else None,
                         "payback_months": 7.0 if phase_id == "cost-governance" else None,
                         "source": "test fixture",
+                        "cost_basis": "engine" if capex or opex else "none",
                     }
                 ],
                 "depends_on": deps,

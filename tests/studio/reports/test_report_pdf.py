@@ -13,7 +13,7 @@ from PIL import Image, ImageStat
 
 import models_engine
 from studio.reports import services
-from studio.reports.models import PdfStatus, Report
+from studio.reports.models import ChartSvg, PdfStatus, Report
 from studio.reports.tasks import build_report_pdf
 from tests.conftest import ROOT
 from tests.studio.reports.roadmap_fixture import fake_roadmap
@@ -71,6 +71,7 @@ def built(django_db_setup, django_db_blocker, tmp_path_factory):
     yield report, path, folder
     with django_db_blocker.unblock():  # made outside any test's transaction: remove it all
         Report.objects.filter(pk=report.pk).delete()
+        ChartSvg.objects.all().delete()  # the charts it printed
         team.delete()
         user.delete()
 
@@ -116,6 +117,10 @@ def test_pdf_text_has_headings_numbers_and_roadmap_phases(built, client):
     for cell in cells:
         assert cell.strip() in flat, cell
     assert "no published reference" in flat and "checked against" in flat
+    # The roadmap's costs: what the cost engine did not price says so, never a $0.
+    roadmap = flat.split("Roadmap for 256x H100 starter")[-1].split("Performance —")[0]
+    assert "$0 " not in roadmap and "$0.0" not in roadmap
+    assert "not priced" in roadmap or "unpriced" in roadmap
     # Page numbers from the CSS counters.
     assert f"Page 2 of {report.pdf_pages}" in flat
 

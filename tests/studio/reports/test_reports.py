@@ -2,6 +2,8 @@
 PDF), audited, team-scoped (viewer reads, editor creates, other teams get 404), listed per
 project, downloadable from the page and the API."""
 
+import re
+
 import pytest
 
 from studio.accounts.models import Membership
@@ -143,3 +145,58 @@ def test_second_report_shows_changes_since_the_previous(two_designs, client):
     page = client.get(f"/reports/{later.pk}/").content.decode()
     assert "r1 → r2" in page
     assert "Time to train" in page.split('id="diff"')[1]
+
+
+def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
+    team_a, design_in, client
+):
+    """The L40S pod: its fabric upgrade is not proposed (PCIe-bound step), its control plane
+    adds storage-network lines with no catalog price, several phases change nothing the cost
+    engine prices. Page and API say so instead of showing $0."""
+    from tests.studio.reports.conftest import evaluate
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha, name="L40S pod", slug="l40s-custom-gpu-finetune")
+    evaluate(alice, design)
+    report = services.report_create(
+        actor=alice,
+        project=design.project,
+        title="L40S plan",
+        summary="",
+        designs=[design],
+        dispatch=False,
+    )
+    client.force_login(alice)
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+    table = page.split('id="phase-table"')[1].split("</table>")[0]
+    assert "$0" not in table
+    assert "not priced" in table and "unpriced line" in table and "not proposed" in table
+    assert "Unpriced lines (left out of the phase" in page and "PCIe" in page
+    assert "MFU (vs the BF16 peak)" in page
+    assert "saves $-" not in page and re.search(r"net cost \$[\d.,]+k?/yr", page)
+    api = client.get(f"/api/reports/{report.pk}/").json()["roadmap"]
+    phases = {p["id"]: p for p in api["phases"]}
+    assert phases["fabric-upgrade"]["status"] == "not-proposed"
+    assert phases["fabric-upgrade"]["capex_usd"] is None
+    assert phases["assessment"]["capex_usd"] is None  # no action the cost engine prices
+    assert phases["control-plane"]["capex_usd"] > 0 and phases["control-plane"]["unpriced"]
+    assert "roadmap" not in client.get("/api/reports/").json()["results"][0]
+
+
+def test_report_figures_are_the_runs_stored_ones_and_survive_the_run(two_designs):
+    """The report reads the figures stored on the covered run (built when it finished); once
+    that run is gone it builds the same figures from its own snapshot."""
+    from studio.reports.document import engine_sections
+    from studio.runs.models import EngineRun
+
+    alice, first, second = two_designs
+    report = make_report(alice, first, second)
+    cover = report.covers[0]
+    stored = engine_sections(cover)
+    assert EngineRun.objects.get(pk=cover["run_id"]).figures["sections"]
+    EngineRun.objects.filter(pk=cover["run_id"]).delete()
+    rebuilt = engine_sections(cover)
+    assert [s["key"] for s in rebuilt] == [s["key"] for s in stored]
+    assert [f["spec"] for s in rebuilt for f in s["figures"]] == [
+        f["spec"] for s in stored for f in s["figures"]
+    ]
