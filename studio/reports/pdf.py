@@ -153,6 +153,17 @@ class _Exporter:
 EXPORTER = _Exporter()
 
 
+def warm_up() -> None:
+    """Open the persistent kaleido (chromium) and import WeasyPrint (pango, fonts) now."""
+    logger = logging.getLogger(__name__)
+    try:
+        import weasyprint  # noqa: F401
+
+        EXPORTER.svgs([({"data": [], "layout": {}}, 200, 100)])
+    except Exception:  # a warm-up failure only means the first PDF starts cold
+        logger.warning("PDF tools warm-up failed; the first report will start them", exc_info=True)
+
+
 def printed_size(figure: dict) -> tuple[int, int]:
     layout = figure.get("layout") or {}
     return layout.get("width") or CHART_WIDTH, layout.get("height") or CHART_HEIGHT

@@ -8,6 +8,7 @@ SECRET_KEY = env("DJANGO_SECRET_KEY", default="test-only-not-a-secret-0123456789
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process; the worker tests start a real Celery worker instead.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+REPORTS_WARM_PDF_TOOLS = False  # no chromium per test worker process
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
