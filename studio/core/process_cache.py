@@ -54,6 +54,7 @@ class ProcessCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self.builds = 0
 
     def __len__(self) -> int:
         return len(self._entries)
