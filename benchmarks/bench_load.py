@@ -7,8 +7,10 @@ Starts `bin/up web` and `bin/up worker` (DEBUG off, PostgreSQL, migrate + collec
 seed_demo, gunicorn with bin/up's flags) on loopback, logs in, then runs N simulated users
 (threads, requests.Session with keep-alive) who click every 1-3 s through the projects list, a
 project, a design, a results page, compare and the API lists (with a token), while one more user
-enqueues a run every few seconds. Prints the error count and p50/p95 per page type, then steps
-the user count up to find the saturation point (requests/s at which p95 crosses 1 s).
+enqueues a run every few seconds. Each user behaves as a browser does with what the pages load:
+plotly.min.js once, and a results page's figures JSON once per run (its URL is immutable).
+Prints the error count and p50/p95 per page type, then steps the user count up to find the
+saturation point (requests/s at which p95 crosses 1 s).
 
 The load generator runs on the same machine as the server: on a 2-core box its own CPU use
 (and anything else running) is part of the figures. Not a pytest test."""
@@ -139,12 +141,26 @@ def user_loop(base, cookies, data, recorder, stop, think=(1.0, 3.0)):
     timed(recorder, session, "static", "GET", base + data["plotly_url"],
           headers={"Accept-Encoding": "br, gzip"})  # fmt: skip
     kinds, weights = zip(*PAGES, strict=True)
+    kept: set[str] = set()  # immutable resources this browser holds (never asked again)
     time.sleep(random.uniform(0, think[1]))  # people do not all click at the same instant
     while not stop.is_set():
         kind = random.choices(kinds, weights)[0]
         headers = api if kind.startswith("api_") else {}
-        timed(recorder, session, kind, "GET", base + url_for(kind, data), headers=headers)
+        response = timed(recorder, session, kind, "GET", base + url_for(kind, data),
+                         headers=headers)  # fmt: skip
+        if kind == "results" and response is not None:
+            fetch_figures(base, session, recorder, response.text, kept)
         stop.wait(random.uniform(*think))
+
+
+def fetch_figures(base, session, recorder, page: str, kept: set[str]) -> None:
+    """What charts.js does: fetch the page's figures JSON, unless this browser holds it (its
+    URL names its content and is sent `immutable`, so a browser never asks twice)."""
+    for url in set(re.findall(r'data-figures-url="([^"]+)"', page)) - kept:
+        response = timed(recorder, session, "figures", "GET", base + url,
+                         headers={"Accept-Encoding": "gzip"})  # fmt: skip
+        if response is not None and "immutable" in response.headers.get("Cache-Control", ""):
+            kept.add(url)
 
 
 def enqueuer_loop(base, data, recorder, stop):
@@ -182,7 +198,7 @@ def report(recorder: Recorder, elapsed: float, users: int) -> None:
     print(f"\n{users} users, {elapsed:.0f} s: {recorder.total} requests "
           f"({recorder.total / elapsed:.1f}/s), {errors} errors")  # fmt: skip
     print(f"  {'page':<13}{'n':>6}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'kB':>9}{'err':>5}")
-    for kind, _ in [*PAGES, ("enqueue", 0), ("static", 0)]:
+    for kind, _ in [*PAGES, ("figures", 0), ("enqueue", 0), ("static", 0)]:
         values = recorder.samples.get(kind, [])
         if not values:
             continue
