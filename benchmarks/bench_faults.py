@@ -21,7 +21,9 @@ Redis is a private `redis-server` on its own port with AOF on (as docker/compose
 appendonly yes, appendfsync everysec), in a temporary folder: the shared Redis on 6379 is never
 touched. The worker (prefork, 2 processes, as `bin/up worker`) and the reaper
 (`manage.py reap_runs --every`) are real processes with short periods (LIMITS below), and the
-engines are slowed by FAULT_ENGINE_DELAY_S per engine so that faults land mid-run.
+engines are slowed by FAULT_ENGINE_DELAY_S per engine so that faults land mid-run. A worker that
+exits by itself is started again after 5 s, as `bin/up worker` and compose's restart policy do
+(Celery's consumer exits with "Unrecoverable error" when Redis goes away while it is idle).
 Not a pytest test (tests/studio/runs/test_run_faults.py holds the short forms)."""
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +144,10 @@ class Bench:
         self.runs = runs
         self.worker: subprocess.Popen | None = None
         self.reaper: subprocess.Popen | None = None
+        self.keep_worker = False  # the supervisor restarts a worker that exits by itself
+        self.worker_restarts = 0
+        self.worker_lock = threading.RLock()
+        threading.Thread(target=self.supervise, daemon=True).start()
         self.logs = ROOT / "var" / "bench_faults"
         self.logs.mkdir(parents=True, exist_ok=True)
 
@@ -159,7 +166,25 @@ class Bench:
             "FAULT_ENGINE_DELAY_S": str(ENGINE_DELAY_S),
         }
 
+    def supervise(self) -> None:
+        """bin/up's restart loop (and compose's `restart: unless-stopped`), in the bench."""
+        while True:
+            time.sleep(0.5)
+            with self.worker_lock:
+                exited = self.keep_worker and self.worker and self.worker.poll() is not None
+            if exited:
+                time.sleep(5)  # bin/up: CELERY_RESTART_DELAY_S
+                with self.worker_lock:
+                    if self.keep_worker and self.worker.poll() is not None:
+                        self.worker_restarts += 1
+                        self.start_worker()
+
     def start_worker(self) -> None:
+        with self.worker_lock:
+            self.keep_worker = True
+            self._spawn_worker()
+
+    def _spawn_worker(self) -> None:
         self.worker = subprocess.Popen(
             [sys.executable, "-c", WORKER_BOOT, "-A", "studio", "worker", "--pool", "prefork",
              "--concurrency", str(CONCURRENCY), "--loglevel", "WARNING", "--without-gossip",
@@ -169,10 +194,12 @@ class Bench:
         )  # fmt: skip
 
     def kill_worker(self, sig: int = signal.SIGKILL) -> None:
-        if self.worker and self.worker.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.worker.pid, sig)
-            self.worker.wait(timeout=30)
+        with self.worker_lock:
+            self.keep_worker = False
+            if self.worker and self.worker.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.worker.pid, sig)
+                self.worker.wait(timeout=30)
 
     def start_reaper(self) -> None:
         self.reaper = subprocess.Popen(
@@ -261,11 +288,11 @@ class Bench:
         self.start_worker()
         started = time.monotonic()
         (run_id,) = [*self.enqueue_n(revision, actor, 1)]
-        while not EngineRun.objects.get(pk=run_id).is_finished:
+        while not (run := EngineRun.objects.get(pk=run_id)).is_finished:
             time.sleep(0.2)
             if time.monotonic() - started > 120:
                 raise SystemExit("the calibration run did not finish in 120 s")
-        self.per_run_s = time.monotonic() - started
+        self.per_run_s = run.duration_s  # the run itself, without the worker's start
         print(f"one run takes {self.per_run_s:.1f} s here (engines slowed by "
               f"{ENGINE_DELAY_S} s each); budget per batch of {self.runs}: "
               f"{self.budget():.0f} s")  # fmt: skip
@@ -384,11 +411,17 @@ def main() -> int:
         for name in [n for n in args.only.split(",") if n]:
             redis.cli("flushall")
             print(f"fault: {name} ...", flush=True)
+            restarts = bench.worker_restarts
             outcome = getattr(bench, name.replace("-", "_"))(revision, actor)
+            if bench.worker_restarts > restarts:
+                outcome.notes.append(
+                    f"the worker exited by itself {bench.worker_restarts - restarts} time(s) "
+                    "and was started again"
+                )
             print(f"  done {outcome.done}, failed {outcome.failed}, stuck {outcome.stuck}",
                   flush=True)  # fmt: skip
             outcomes.append(outcome)
-            if bench.worker is None or bench.worker.poll() is not None:
+            if not bench.keep_worker:
                 bench.start_worker()
         report(outcomes)
         return 0 if all(o.ok for o in outcomes) else 1
