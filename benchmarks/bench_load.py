@@ -250,7 +250,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60, help="main phase, seconds")
     parser.add_argument("--users", type=int, default=50)
-    parser.add_argument("--steps", default="5,10,20,35,50,75,100,150",
+    parser.add_argument("--steps", default="5,10,20,35,50,75,100,150,200,300",
                         help="user counts to step through, after the main phase")  # fmt: skip
     parser.add_argument("--step-duration", type=float, default=12)
     parser.add_argument("--port", type=int, default=8765)

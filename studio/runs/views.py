@@ -156,6 +156,9 @@ class RunFiguresView(TeamScopedObjectMixin, View):
     scope_selector = runs_visible_to
     team_id_path = "revision.design.project.team_id"
 
+    def safely_get_queryset(self, queryset):
+        return queryset.defer("results")  # read from the process cache; loaded on a miss
+
     def get(self, request, pk, key):
         run = get_object_or_404(self.get_queryset(), pk=pk)
         if finished_run_key(run) is None or typed_results(run) is None or key != figures_key(run):
