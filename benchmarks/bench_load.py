@@ -111,7 +111,10 @@ def url_for(kind: str, data: dict) -> str:
     if kind == "results":
         return f"/runs/{random.choice(data['runs'])}/"
     if kind == "compare":
+        # Ticked on the project page, whose form sends them in the table's order (by name,
+        # the order of `designs`), whatever order they were ticked in.
         picked = random.sample(design_ids, k=min(len(design_ids), random.choice([2, 3])))
+        picked.sort(key=design_ids.index)
         return "/compare/?" + "&".join(f"design={pk}" for pk in picked)
     return {
         "api_runs": "/api/runs/",
