@@ -218,6 +218,29 @@ def report(recorder: Recorder, elapsed: float, users: int) -> None:
         print("    error:", example)
 
 
+def process_group_cpu_s(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by the processes of a process group: the web
+    server's master and workers (bin/up web runs in its own session)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid:  # field 5 of stat: the process group
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def report_cpu(recorder: Recorder, elapsed: float, web_cpu_s: float, load_cpu_s: float) -> None:
+    """Latency on a shared machine depends on what else runs; CPU time per request does not:
+    it says how many requests per second the cores could serve."""
+    per_request_ms = web_cpu_s / max(recorder.total, 1) * 1000
+    cores = os.cpu_count() or 1
+    print(f"  server CPU: {web_cpu_s:.1f} s over {elapsed:.0f} s ({web_cpu_s / elapsed:.2f} of "
+          f"{cores} cores), {per_request_ms:.1f} ms per request; this load generator: "
+          f"{load_cpu_s:.1f} s; the cores could serve about "
+          f"{cores * 1000 / per_request_ms:.0f} requests/s of this mix")  # fmt: skip
+
+
 def login(base: str, username: str, password: str) -> dict:
     session = requests.Session()
     session.get(f"{base}/accounts/login/", timeout=30)
@@ -305,8 +328,13 @@ def main() -> int:
               f"{len(data['runs'])} finished runs; plotly at {data['plotly_url']}")  # fmt: skip
         check_static(base, data)
 
+        web_cpu = process_group_cpu_s(processes[0].pid) if processes else None
+        own_cpu = time.process_time()
         recorder, elapsed = run_phase(base, cookies, data, args.users, args.duration)
         report(recorder, elapsed, args.users)
+        if web_cpu is not None:
+            report_cpu(recorder, elapsed, process_group_cpu_s(processes[0].pid) - web_cpu,
+                       time.process_time() - own_cpu)  # fmt: skip
 
         print("\nSaturation search (p95 of reads crossing 1 s, stepping the user count):")
         previous, saturation = None, None
