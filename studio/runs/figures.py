@@ -3,15 +3,16 @@ when the run finishes, or on the first view), then read instead of rebuilding ev
 every request. The compare page's figures, built once per web process for each set of compared
 runs and design names."""
 
+import hashlib
 import logging
 from collections.abc import Callable
 
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.utils.html import format_html, json_script
 
 from studio.core.process_cache import ProcessCache
 from studio.runs.charts import CHARTS_VERSION, run_sections
-from studio.runs.models import EngineRun, RunStatus
+from studio.runs.models import ComparisonFigures, EngineRun, RunStatus
 from studio.runs.selectors import finished_run_key, typed_results
 
 logger = logging.getLogger(__name__)
@@ -45,12 +46,31 @@ def store_run_figures(run: EngineRun) -> None:
 
 def compared_figures(columns, names: list[str], build: Callable[[], list[dict]]) -> list[dict]:
     """The compare page's figures (`build()` makes them from the columns' runs and the names),
-    built once per process for the same finished runs, design names and chart code. A column
-    without a finished run contributes nothing to a chart, only its name. The caller has
-    checked that the user may see every design; the list returned is shared: read it only."""
+    built once for the same finished runs, design names and chart code: stored in the database
+    for every web process, and kept in this one. A column without a finished run contributes
+    nothing to a chart, only its name. The caller has checked that the user may see every
+    design; the list returned is shared: read it only."""
     runs = tuple((c.design.pk, finished_run_key(c.run) if c.run else None) for c in columns)
     key = (CHARTS_VERSION, runs, tuple(names))
-    return COMPARED_FIGURES.get_or_build(key, lambda: [with_html(f) for f in build()])
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()
+    return COMPARED_FIGURES.get_or_build(
+        key, lambda: [with_html(f) for f in _stored_or_built(digest, build)]
+    )
+
+
+def _stored_or_built(digest: str, build: Callable[[], list[dict]]) -> list[dict]:
+    stored = ComparisonFigures.objects.filter(key=digest).values_list("figures", flat=True)
+    for figures in stored:
+        return figures
+    figures = build()
+    try:
+        with transaction.atomic():  # a failed insert must not break the page's transaction
+            ComparisonFigures.objects.bulk_create(
+                [ComparisonFigures(key=digest, figures=figures)], ignore_conflicts=True
+            )
+    except DatabaseError:  # storing is an optimisation: the page shows what was built
+        logger.warning("comparison figures %s not stored", digest[:12], exc_info=True)
+    return figures
 
 
 def with_html(figure: dict) -> dict:

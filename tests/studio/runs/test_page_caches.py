@@ -14,6 +14,7 @@ from studio.core.process_cache import ProcessCache
 from studio.reports import charts
 from studio.runs import services
 from studio.runs.figures import COMPARED_FIGURES
+from studio.runs.models import ComparisonFigures
 from studio.runs.views import CSRF_PLACEHOLDER, RESULTS_BODIES
 from tests.studio.runs.page_figures import page_figures
 
@@ -118,6 +119,10 @@ def test_compare_page_builds_its_figures_once_with_the_same_values(
     cached = _inline_figures(pages[2])
     assert cached == _inline_figures(pages[0]) and len(cached) >= 5
     assert cached["figure-bar-capex_usd"]["data"][0]["x"] == ["Starter", "Superpod"]
+    ProcessCache.clear_all()  # another web process: reads the stored figures, builds nothing
+    assert _inline_figures(client.get(url).content.decode()) == cached
+    assert len(built) == 1 and ComparisonFigures.objects.count() == 1
+    ComparisonFigures.objects.all().delete()
     ProcessCache.clear_all()  # built afresh, as on every request before: the same figures
     assert _inline_figures(client.get(url).content.decode()) == cached
     assert len(built) == 2
