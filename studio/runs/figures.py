@@ -13,7 +13,7 @@ from django.utils.html import format_html, json_script
 from studio.core.process_cache import ProcessCache
 from studio.runs.charts import CHARTS_VERSION, run_sections
 from studio.runs.models import ComparisonFigures, EngineRun, RunStatus
-from studio.runs.selectors import finished_run_key, typed_results
+from studio.runs.selectors import results_identity, typed_results
 
 logger = logging.getLogger(__name__)
 # The compare page's figures of the last 128 comparisons (~150 kB each) per web process.
@@ -46,11 +46,13 @@ def store_run_figures(run: EngineRun) -> None:
 
 def compared_figures(columns, names: list[str], build: Callable[[], list[dict]]) -> list[dict]:
     """The compare page's figures (`build()` makes them from the columns' runs and the names),
-    built once for the same finished runs, design names and chart code: stored in the database
+    built once for the same runs' results, design names and chart code: stored in the database
     for every web process, and kept in this one. A column without a finished run contributes
     nothing to a chart, only its name. The caller has checked that the user may see every
     design; the list returned is shared: read it only."""
-    runs = tuple((c.design.pk, finished_run_key(c.run) if c.run else None) for c in columns)
+    # By the runs' results, not their ids: re-evaluating an unchanged design (a cache hit, a
+    # new run) does not change the figures.
+    runs = tuple((c.design.pk, results_identity(c.run) if c.run else None) for c in columns)
     key = (CHARTS_VERSION, runs, tuple(names))
     digest = hashlib.sha256(repr(key).encode()).hexdigest()
     return COMPARED_FIGURES.get_or_build(

@@ -113,9 +113,9 @@ class EngineRun(models.Model):
 
 
 class ComparisonFigures(models.Model):
-    """The compare page's figures for one comparison: the same designs' finished runs, the same
-    design names, the same chart code (`key`, a digest of all three). Immutable like the runs
-    they come from: a new run, a rename or new chart code is another key. Built once, then read
+    """The compare page's figures for one comparison: the same designs' results, the same design
+    names, the same chart code (`key`, a digest of all three). Immutable like the results they
+    come from: other results, a rename or new chart code is another key. Built once, then read
     by every web process (studio.runs.figures.compared_figures)."""
 
     key = models.CharField(max_length=64, unique=True)

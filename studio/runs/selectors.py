@@ -138,6 +138,17 @@ def finished_run_key(run) -> tuple | None:
     return (run.pk, run.finished_at.timestamp(), run.engine_version)
 
 
+def results_identity(run) -> tuple | None:
+    """What a finished run's results are a function of: the spec, the engine version and the
+    other inputs (`inputs_fingerprint`). Two runs alike in all three have the same results, the
+    equivalence `run_enqueue` reuses results by (a cache hit is a new run with a copy of them).
+    Runs without a fingerprint (older ones) are their own identity."""
+    key = finished_run_key(run)
+    if key is None or not run.inputs_fingerprint:
+        return key
+    return (run.spec_hash, run.engine_version, run.inputs_fingerprint)
+
+
 def _parse_once(run) -> TypedResults | None:
     cached = getattr(run, "_typed_results", None)
     if cached is not None and cached[0] is run.results:

@@ -127,6 +127,12 @@ def test_compare_page_builds_its_figures_once_with_the_same_values(
     assert _inline_figures(client.get(url).content.decode()) == cached
     assert len(built) == 2
 
+    again = services.run_enqueue(actor=alice, revision=second.latest_revision)
+    assert again.cached_from_id  # evaluated again, unchanged: a new run with the same results
+    page = client.get(url).content.decode()
+    assert f"run #{again.pk}" in page and _inline_figures(page) == cached
+    assert len(built) == 2  # the same results: the same figures, not rebuilt
+
     client.force_login(bob)  # another team: refused before the cache is consulted
     assert client.get(url).status_code == 404
 
