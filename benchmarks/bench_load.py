@@ -7,8 +7,10 @@ Starts `bin/up web` and `bin/up worker` (DEBUG off, PostgreSQL, migrate + collec
 seed_demo, gunicorn with bin/up's flags) on loopback, logs in, then runs N simulated users
 (threads, requests.Session with keep-alive) who click every 1-3 s through the projects list, a
 project, a design, a results page, compare and the API lists (with a token), while one more user
-enqueues a run every few seconds. Prints the error count and p50/p95 per page type, then steps
-the user count up to find the saturation point (requests/s at which p95 crosses 1 s).
+enqueues a run every few seconds. Each user behaves as a browser does with what the pages load:
+plotly.min.js once, and a results page's figures JSON once per run (its URL is immutable).
+Prints the error count and p50/p95 per page type, then steps the user count up to find the
+saturation point (requests/s at which p95 crosses 1 s).
 
 The load generator runs on the same machine as the server: on a 2-core box its own CPU use
 (and anything else running) is part of the figures. Not a pytest test."""
@@ -109,7 +111,10 @@ def url_for(kind: str, data: dict) -> str:
     if kind == "results":
         return f"/runs/{random.choice(data['runs'])}/"
     if kind == "compare":
+        # Ticked on the project page, whose form sends them in the table's order (by name,
+        # the order of `designs`), whatever order they were ticked in.
         picked = random.sample(design_ids, k=min(len(design_ids), random.choice([2, 3])))
+        picked.sort(key=design_ids.index)
         return "/compare/?" + "&".join(f"design={pk}" for pk in picked)
     return {
         "api_runs": "/api/runs/",
@@ -139,12 +144,26 @@ def user_loop(base, cookies, data, recorder, stop, think=(1.0, 3.0)):
     timed(recorder, session, "static", "GET", base + data["plotly_url"],
           headers={"Accept-Encoding": "br, gzip"})  # fmt: skip
     kinds, weights = zip(*PAGES, strict=True)
+    kept: set[str] = set()  # immutable resources this browser holds (never asked again)
     time.sleep(random.uniform(0, think[1]))  # people do not all click at the same instant
     while not stop.is_set():
         kind = random.choices(kinds, weights)[0]
         headers = api if kind.startswith("api_") else {}
-        timed(recorder, session, kind, "GET", base + url_for(kind, data), headers=headers)
+        response = timed(recorder, session, kind, "GET", base + url_for(kind, data),
+                         headers=headers)  # fmt: skip
+        if kind == "results" and response is not None:
+            fetch_figures(base, session, recorder, response.text, kept)
         stop.wait(random.uniform(*think))
+
+
+def fetch_figures(base, session, recorder, page: str, kept: set[str]) -> None:
+    """What charts.js does: fetch the page's figures JSON, unless this browser holds it (its
+    URL names its content and is sent `immutable`, so a browser never asks twice)."""
+    for url in set(re.findall(r'data-figures-url="([^"]+)"', page)) - kept:
+        response = timed(recorder, session, "figures", "GET", base + url,
+                         headers={"Accept-Encoding": "gzip"})  # fmt: skip
+        if response is not None and "immutable" in response.headers.get("Cache-Control", ""):
+            kept.add(url)
 
 
 def enqueuer_loop(base, data, recorder, stop):
@@ -182,7 +201,7 @@ def report(recorder: Recorder, elapsed: float, users: int) -> None:
     print(f"\n{users} users, {elapsed:.0f} s: {recorder.total} requests "
           f"({recorder.total / elapsed:.1f}/s), {errors} errors")  # fmt: skip
     print(f"  {'page':<13}{'n':>6}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'kB':>9}{'err':>5}")
-    for kind, _ in [*PAGES, ("enqueue", 0), ("static", 0)]:
+    for kind, _ in [*PAGES, ("figures", 0), ("enqueue", 0), ("static", 0)]:
         values = recorder.samples.get(kind, [])
         if not values:
             continue
@@ -197,6 +216,29 @@ def report(recorder: Recorder, elapsed: float, users: int) -> None:
           f"(target <= {READ_TARGET_P95_S * 1000:.0f} ms, zero errors: {verdict})")  # fmt: skip
     for example in recorder.error_examples:
         print("    error:", example)
+
+
+def process_group_cpu_s(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by the processes of a process group: the web
+    server's master and workers (bin/up web runs in its own session)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid:  # field 5 of stat: the process group
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def report_cpu(recorder: Recorder, elapsed: float, web_cpu_s: float, load_cpu_s: float) -> None:
+    """Latency on a shared machine depends on what else runs; CPU time per request does not:
+    it says how many requests per second the cores could serve."""
+    per_request_ms = web_cpu_s / max(recorder.total, 1) * 1000
+    cores = os.cpu_count() or 1
+    print(f"  server CPU: {web_cpu_s:.1f} s over {elapsed:.0f} s ({web_cpu_s / elapsed:.2f} of "
+          f"{cores} cores), {per_request_ms:.1f} ms per request; this load generator: "
+          f"{load_cpu_s:.1f} s; the cores could serve about "
+          f"{cores * 1000 / per_request_ms:.0f} requests/s of this mix")  # fmt: skip
 
 
 def login(base: str, username: str, password: str) -> dict:
@@ -234,7 +276,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60, help="main phase, seconds")
     parser.add_argument("--users", type=int, default=50)
-    parser.add_argument("--steps", default="5,10,20,35,50,75,100,150",
+    parser.add_argument("--steps", default="5,10,20,35,50,75,100,150,200,300",
                         help="user counts to step through, after the main phase")  # fmt: skip
     parser.add_argument("--step-duration", type=float, default=12)
     parser.add_argument("--port", type=int, default=8765)
@@ -286,8 +328,13 @@ def main() -> int:
               f"{len(data['runs'])} finished runs; plotly at {data['plotly_url']}")  # fmt: skip
         check_static(base, data)
 
+        web_cpu = process_group_cpu_s(processes[0].pid) if processes else None
+        own_cpu = time.process_time()
         recorder, elapsed = run_phase(base, cookies, data, args.users, args.duration)
         report(recorder, elapsed, args.users)
+        if web_cpu is not None:
+            report_cpu(recorder, elapsed, process_group_cpu_s(processes[0].pid) - web_cpu,
+                       time.process_time() - own_cpu)  # fmt: skip
 
         print("\nSaturation search (p95 of reads crossing 1 s, stepping the user count):")
         previous, saturation = None, None

@@ -85,6 +85,11 @@ urlpatterns = [
     ),
     path("runs/<id:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
     path("runs/<id:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
+    path(
+        "runs/<id:pk>/figures/<slug:key>.json",
+        run_views.RunFiguresView.as_view(),
+        name="run-figures",
+    ),
     re_path(
         r"^exports/projects/(?P<pk>[0-9]{1,19})/designs\.(?P<fmt>csv|xlsx)$",
         export_views.project_designs_export,

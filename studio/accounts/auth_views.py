@@ -4,11 +4,14 @@ from axes.utils import reset as axes_reset
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 
 from studio.accounts import invitations, services
 from studio.accounts.forms import InvitationSignUpForm
+from studio.accounts.reset_throttle import ResetVerdict, reset_request_admit
+from studio.core.middleware import client_ip
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -28,6 +31,19 @@ class PasswordChangeView(auth_views.PasswordChangeView):
             + (f" {revoked} API/feed token(s) revoked: create new ones." if revoked else ""),
         )
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset form behind a rate limit per client and per address asked for
+    (studio.accounts.reset_throttle); whether an account exists changes no answer."""
+
+    def form_valid(self, form):
+        verdict = reset_request_admit(ip=client_ip(self.request), email=form.cleaned_data["email"])
+        if verdict is ResetVerdict.CLIENT_OVER_LIMIT:
+            return render(self.request, "registration/password_reset_limited.html", status=429)
+        if verdict is ResetVerdict.ADDRESS_OVER_LIMIT:
+            return HttpResponseRedirect(self.get_success_url())  # as if sent; nothing is
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

@@ -116,3 +116,23 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} to {self.team} ({self.role})"
+
+
+class PasswordResetRequest(models.Model):
+    """One password-reset request that was let through, kept for the rate limit's window
+    (studio.accounts.reset_throttle). The address asked for is stored only as a keyed digest:
+    the table holds no list of e-mail addresses, and says nothing of which have accounts."""
+
+    ip = models.CharField(max_length=45, blank=True)
+    email_digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["ip", "created_at"]),
+            models.Index(fields=["email_digest", "created_at"]),
+            models.Index(fields=["created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"password reset request from {self.ip or 'unknown'} at {self.created_at}"

@@ -16,7 +16,7 @@ urlpatterns = [
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/reset/",
-        django_auth_views.PasswordResetView.as_view(),
+        auth_views.PasswordResetView.as_view(),
         name="password_reset",
     ),
     path(

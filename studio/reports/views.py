@@ -9,6 +9,7 @@ from studio.designs.selectors import designs_visible_to
 from studio.reports import charts
 from studio.reports.comparison import comparison_rows, differing_fields
 from studio.runs.columns import design_columns
+from studio.runs.figures import compared_figures
 
 MAX_COMPARED = 4
 
@@ -30,18 +31,18 @@ def compare(request):
     columns = design_columns(designs)
     rows = comparison_rows(columns)
     names = [plain_label(c.design.name) for c in columns]  # plain text in Plotly labels
-    figures = [
-        f
-        for f in (
+
+    def build_figures() -> list[dict]:
+        built = [
             charts.radar(rows, names),
             charts.cost_vs_time(columns, names),
             charts.scaling_curves(columns, names),
-        )
-        if f
-    ]
-    figures += charts.metric_bars(rows, names)
-    for figure in figures:
-        figure["script_id"] = f"figure-{figure['id']}"
+        ]
+        figures = [f for f in built if f] + charts.metric_bars(rows, names)
+        return [{**figure, "script_id": f"figure-{figure['id']}"} for figure in figures]
+
+    # Built once per process for these runs and names, not on every request.
+    figures = compared_figures(columns, names, build_figures)
     context = {
         "columns": columns,
         "rows": rows,

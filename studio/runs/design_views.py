@@ -2,6 +2,7 @@
 a design's runs, the headline change between two revisions), so they live in runs, above
 designs in the layers; creating and editing designs stays in `studio.designs`."""
 
+from django.db.models import Count
 from django.http import Http404
 from django.views.generic import DetailView
 
@@ -27,11 +28,10 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        designs = list(self.object.designs.prefetch_related("revisions"))
+        designs = list(self.object.designs.annotate(revision_count=Count("revisions")))
         columns = {c.design.pk: c for c in design_columns(designs)}
         context["designs"] = [
-            {"design": d, "revisions": len(d.revisions.all()), "column": columns[d.pk]}
-            for d in designs
+            {"design": d, "revisions": d.revision_count, "column": columns[d.pk]} for d in designs
         ]
         context.update(design_create_forms(self.object))
         context["can_edit"] = user_has_role(self.request.user, self.object.team_id, Role.EDITOR)
@@ -49,7 +49,7 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         context["revision"] = self.object.latest_revision
         context["revisions"] = self.object.revisions.select_related("author")
         runs = runs_visible_to(self.request.user).filter(revision__design=self.object)
-        context["runs"] = runs[:10]
+        context["runs"] = runs.defer("results")[:10]  # the list shows status, not results
         latest_done = latest_done_run(runs)
         context["latest_done"] = latest_done
         context["headline_cards"] = headline_cards(typed_results(latest_done))

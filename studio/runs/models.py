@@ -110,3 +110,17 @@ class EngineRun(models.Model):
                 return waited > settings.RUNS_UNSENT_GRACE_S
             return waited > settings.RUNS_RESEND_AFTER_S
         return False
+
+
+class ComparisonFigures(models.Model):
+    """The compare page's figures for one comparison: the same designs' results, the same design
+    names, the same chart code (`key`, a digest of all three). Immutable like the results they
+    come from: other results, a rename or new chart code is another key. Built once, then read
+    by every web process (studio.runs.figures.compared_figures)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    figures = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"comparison figures {self.key[:12]}"

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from pydantic import ValidationError
 
 from models_engine import (
@@ -18,21 +18,44 @@ from models_engine import (
     SecurityResult,
     StorageResult,
 )
+from studio.core.process_cache import ProcessCache
 from studio.runs.models import EngineRun, RunStatus
+
+# Typed results of finished runs: a finished run's results never change (a re-run is a new run),
+# so each web process parses them once. 64 runs' results stay well under 100 MB.
+FINISHED_RESULTS = ProcessCache("typed results of finished runs", max_entries=64)
 
 
 def runs_visible_to(user) -> QuerySet[EngineRun]:
     if not user.is_authenticated:
         return EngineRun.objects.none()
-    return EngineRun.objects.filter(
-        revision__design__project__team__memberships__user=user
-    ).select_related("revision", "revision__design", "revision__design__project")
+    # The stored figures (hundreds of kB per run) are read only by the results page.
+    return (
+        EngineRun.objects.filter(revision__design__project__team__memberships__user=user)
+        .select_related("revision", "revision__design", "revision__design__project")
+        .defer("figures")
+    )
 
 
 def latest_done_run(runs: QuerySet[EngineRun]) -> EngineRun | None:
     """The latest finished run among `runs` (a revision's `.runs`, a design's scoped runs):
-    the one place "latest finished run" is decided."""
-    return runs.filter(status=RunStatus.DONE).order_by("-finished_at").first()
+    the one place "latest finished run" is decided. Its results and figures are read only when
+    needed (see `typed_results`)."""
+    latest = runs.filter(status=RunStatus.DONE).order_by("-finished_at")
+    return latest.defer("results", "figures").first()
+
+
+def latest_done_runs_of(revision_ids) -> dict[int, EngineRun]:
+    """Each revision's latest finished run (as `latest_done_run`), by revision id, in one query
+    for any number of revisions (the project page and the comparison read one per design)."""
+    newest = (
+        EngineRun.objects.filter(revision=OuterRef("revision_id"), status=RunStatus.DONE)
+        .order_by("-finished_at")
+        .values("pk")[:1]
+    )
+    runs = EngineRun.objects.filter(revision_id__in=list(revision_ids), status=RunStatus.DONE)
+    latest = runs.filter(pk=Subquery(newest)).defer("results", "figures")
+    return {run.revision_id: run for run in latest}
 
 
 @dataclass(frozen=True)
@@ -102,6 +125,31 @@ def typed_results(run) -> TypedResults | None:
     """The typed results of a run (None: not finished, or results of an older engine)."""
     if run is None:
         return None
+    key = finished_run_key(run)
+    if key is not None:  # read from the process cache, without loading the stored JSON
+        return FINISHED_RESULTS.get_or_build(key, lambda: _parse_once(run))
+    return _parse_once(run)
+
+
+def finished_run_key(run) -> tuple | None:
+    """What identifies a finished run's immutable content (None for an unfinished run)."""
+    if getattr(run, "status", None) != RunStatus.DONE or getattr(run, "finished_at", None) is None:
+        return None
+    return (run.pk, run.finished_at.timestamp(), run.engine_version)
+
+
+def results_identity(run) -> tuple | None:
+    """What a finished run's results are a function of: the spec, the engine version and the
+    other inputs (`inputs_fingerprint`). Two runs alike in all three have the same results, the
+    equivalence `run_enqueue` reuses results by (a cache hit is a new run with a copy of them).
+    Runs without a fingerprint (older ones) are their own identity."""
+    key = finished_run_key(run)
+    if key is None or not run.inputs_fingerprint:
+        return key
+    return (run.spec_hash, run.engine_version, run.inputs_fingerprint)
+
+
+def _parse_once(run) -> TypedResults | None:
     cached = getattr(run, "_typed_results", None)
     if cached is not None and cached[0] is run.results:
         return cached[1]
@@ -112,7 +160,8 @@ def typed_results(run) -> TypedResults | None:
 
 def results_outdated(run) -> bool:
     """A finished run whose stored results predate the current result schema."""
-    return bool(run is not None and run.results and typed_results(run) is None)
+    # typed_results first: for a cached finished run it answers without loading the results.
+    return bool(run is not None and typed_results(run) is None and run.results)
 
 
 # The reaper's reads (studio.runs.services.runs_reap): unfinished runs that need a hand.

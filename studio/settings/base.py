@@ -131,6 +131,12 @@ AUDIT_LOGIN_FAILED_PER_IP = env.int("AUDIT_LOGIN_FAILED_PER_IP", default=10)
 # One-time links: password reset (Django's token dies with the password it was made for) and
 # team invitations (studio.accounts.invitations; stored as a keyed hash).
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=3600)
+# Reset requests admitted per client address and per address asked for, per window (a policy
+# choice, not a published figure: a person who lost a password needs one or two, a script
+# hundreds; studio.accounts.reset_throttle).
+PASSWORD_RESET_WINDOW_S = env.int("PASSWORD_RESET_WINDOW_S", default=3600)
+PASSWORD_RESET_LIMIT_PER_CLIENT = env.int("PASSWORD_RESET_LIMIT_PER_CLIENT", default=5)
+PASSWORD_RESET_LIMIT_PER_ADDRESS = env.int("PASSWORD_RESET_LIMIT_PER_ADDRESS", default=5)
 INVITATION_DEFAULT_DAYS = 7
 INVITATION_MAX_DAYS = 30
 

@@ -2,7 +2,16 @@
 
 import pytest
 
+from studio.core.process_cache import ProcessCache
 from studio.runs import services as run_services
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_caches():
+    """Each test starts as a freshly started web process: nothing built yet."""
+    ProcessCache.clear_all()
+    yield
+    ProcessCache.clear_all()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -97,7 +98,7 @@ def workers(fault_settings):
     queue = f"faults-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     started: list[subprocess.Popen] = []
 
-    def start(delay: float = 0.0) -> subprocess.Popen:
+    def start(delay: float = 0.0, broker_url: str = "") -> subprocess.Popen:
         env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -106,6 +107,8 @@ def workers(fault_settings):
             "RUNS_HEARTBEAT_INTERVAL_S": "0.5",
             "FAULT_ENGINE_DELAY_S": str(delay),
         }
+        if broker_url:
+            env["CELERY_BROKER_URL"] = broker_url
         proc = subprocess.Popen(
             [
                 *(sys.executable, "-c", WORKER_BOOT, "-A", "studio", "worker", "--pool", "solo"),
@@ -288,6 +291,81 @@ def test_messages_lost_by_the_broker_are_sent_again(workers, team_a, design_in):
     for run in runs:
         done = wait_for(lambda run=run: fetch(run).is_finished and fetch(run), 60, "resent runs")
         assert done.status == RunStatus.DONE, done.error
+    assert_none_stuck()
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A redis-server of this test's own with AOF on, as docker/compose.yaml runs it (the
+    shared Redis is never restarted): `restart()` stops it cleanly and starts it on its AOF."""
+    import shutil
+    import socket
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        *("redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path)),
+        *("--appendonly", "yes", "--appendfsync", "everysec", "--save", ""),
+    ]
+    server = SimpleNamespace(url=f"redis://127.0.0.1:{port}/0", process=None)
+
+    def start():
+        server.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        wait_for(lambda: _redis_answers(server.url), 10, "the private redis-server")
+
+    def restart():
+        server.process.terminate()  # SIGTERM: Redis flushes its AOF and exits
+        server.process.wait(timeout=10)
+        start()
+
+    server.restart = restart
+    start()
+    try:
+        yield server
+    finally:
+        server.process.kill()
+        server.process.wait(timeout=10)
+
+
+def _redis_answers(url: str) -> bool:
+    import redis
+
+    try:
+        return redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+    except redis.ConnectionError:
+        return False
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_queued_runs_survive_a_redis_restart_with_aof(workers, private_redis, team_a, design_in):
+    """Redis restarted while no worker runs: with AOF the messages are still there, and a worker
+    started afterwards runs every one (no reaper needed)."""
+    import redis
+
+    from studio.celery import app as celery_app
+
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    with broker_at(private_redis.url):
+        runs = [
+            services.run_enqueue(actor=alice, revision=design.latest_revision, use_cache=False)
+            for _ in range(3)
+        ]
+        assert all(fetch(run).enqueued_at for run in runs)
+        queue = celery_app.conf.task_default_queue
+        broker = redis.Redis.from_url(private_redis.url)
+        assert broker.llen(queue) == 3
+        private_redis.restart()
+        assert redis.Redis.from_url(private_redis.url).llen(queue) == 3  # kept by the AOF
+        workers(broker_url=private_redis.url)
+        for run in runs:
+            done = wait_for(lambda run=run: fetch(run).is_finished and fetch(run), 60, "runs")
+            assert done.status == RunStatus.DONE, done.error
+            assert done.enqueue_attempts == 1  # delivered by Redis, not re-sent by the reaper
     assert_none_stuck()
 
 

@@ -2,7 +2,9 @@
 
 import pytest
 
+from studio.core.process_cache import ProcessCache
 from studio.runs.models import EngineRun
+from tests.studio.runs.page_figures import page_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +51,7 @@ def _age_results(run: EngineRun, results: dict) -> None:
     old["fabric"] = {"scale_out": {"tiers": 2}, "bom": []}
     old["facility"] = {"power": {"it_kw": {"total": 1.0}}}
     EngineRun.objects.filter(pk=run.pk).update(results=old)
+    ProcessCache.clear_all()  # older results were stored by an older deploy: a new process
 
 
 def test_results_of_an_older_engine_version_ask_for_a_re_run(
@@ -115,8 +118,10 @@ def test_results_page_reads_the_figures_stored_on_the_run(client, team_a, design
     assert stored_ids
     client.force_login(alice)
     page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert all(f"figure-{figure_id}" in page for figure_id in stored_ids)
+    assert all(f'data-figure-id="{figure_id}"' in page for figure_id in stored_ids)
+    assert set(page_figures(client, page)) == set(stored_ids)
     EngineRun.objects.filter(pk=run.pk).update(figures={"version": "old", "sections": []})
+    ProcessCache.clear_all()  # other chart code means a new deploy: a restarted process
     page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert all(f"figure-{figure_id}" in page for figure_id in stored_ids)
+    assert all(f'data-figure-id="{figure_id}"' in page for figure_id in stored_ids)
     assert EngineRun.objects.get(pk=run.pk).figures["version"] == CHARTS_VERSION

@@ -1,10 +1,9 @@
 """Log in, create a project, a design from an example, evaluate it, see the chart."""
 
-import json
-
 import pytest
 
 from studio.runs.models import EngineRun, RunStatus
+from tests.studio.runs.page_figures import page_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +29,8 @@ def test_slice_through_the_html_pages(client, team_a, django_capture_on_commit_c
     assert run.status == RunStatus.DONE, run.error  # eager in unit tests
     page = client.get(response.url).content.decode()
     assert "vendor/plotly.min.js" in page
-    assert 'id="figure-memory-per-gpu"' in page
-    figure = json.loads(
-        page.split('id="figure-memory-per-gpu" type="application/json">')[1].split("</script>")[0]
-    )
+    assert 'data-figure-id="memory-per-gpu"' in page
+    figure = page_figures(client, page)["memory-per-gpu"]
     assert figure["data"] and figure["layout"]["yaxis"]["title"]["text"].endswith("(GiB)")
     assert sum(bar["y"][0] for bar in figure["data"]) == pytest.approx(
         run.results["performance"]["memory"]["total_gib"], rel=1e-9
