@@ -76,8 +76,9 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         pipe.microbatches,
         pipe.stage_forward_s,
         pipe.stage_backward_s,
+        tuning,
     )
-    optimizer = optimizer_s(shape, cand, profile)
+    optimizer = optimizer_s(shape, cand, profile, tuning)
     before_io = pipe.pipeline_s + dp_exposed + optimizer
     io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
     io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
