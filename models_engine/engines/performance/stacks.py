@@ -23,6 +23,18 @@ NEMO_BLACKWELL_2025 = "nemo-2025-blackwell"
 MAXTEXT = "maxtext-jax"
 COMPOSER_FSDP = "mosaic-composer-fsdp"
 
+# Host time per routed-expert operation launched by an eager Megatron-Core / Transformer
+# Engine stack (layer_cost.expert_launch_wait_s). Each PyTorch operation costs ~5-25 us of
+# CPU work before its kernel is queued (Python, pybind, autograd, ATen dispatch, backend,
+# cudaLaunchKernel: jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html,
+# dispatch-chain table); a TE expert GEMM or MXFP8 cast is at the top of that range, as it
+# makes several PyTorch API calls per op (four tensor allocations per quantized tensor,
+# Megatron-LM docs/discussions/deepseek-v3-gb200-optimization section 2.1.2). Taken as
+# 25 us, the range's upper end, for x86 and Grace hosts alike (UNCERTAIN: not measured; not
+# fitted on the registry: 15 / 20 / 25 / 30 us give check-only p90 26.3 / 26.3 / 23.9 / 21.2 %;
+# the Megatron-Bridge 25.11 B200 MoE runs at micro-batch 1 stay 17-27 % fast at 25 us).
+HOST_S_PER_EXPERT_OP = 25e-6
+
 SOFTWARE_STACKS = {
     MEGATRON_2022: {
         "description": (
@@ -56,6 +68,7 @@ SOFTWARE_STACKS = {
         # NeMo distributed_fused_adam reduces gradients in bf16.
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+        "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
     },
     NEMO_BLACKWELL_2025: {
         "description": (
@@ -71,6 +84,7 @@ SOFTWARE_STACKS = {
         "pp_p2p_overlap": True,
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+        "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
     },
     MAXTEXT: {
         "description": (

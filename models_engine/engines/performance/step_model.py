@@ -58,6 +58,10 @@ class StepResult:
     slowest_stage: np.ndarray
 
 
+def gap_fraction(profile) -> float:
+    return dict(profile.losses).get("kernel_launch_gaps", 0.0)
+
+
 def training_step(shape, cand, profile, topology, context: StepContext) -> StepResult:
     tuning = context.tuning
     dense = layer_cost(shape, cand, profile, topology, moe=False, tuning=tuning)
@@ -88,6 +92,9 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         "compute": pipe.critical["compute"] / scale,
         "recompute": pipe.critical["recompute"] / scale,
         **{name: kernel_time * fraction / scale for name, fraction in profile.losses},
+        # GPU idle while the host launches expert kernels (layer_cost.expert_launch_wait_s)
+        # is a launch gap too.
+        "kernel_launch_gaps": kernel_time * gap_fraction(profile) / scale + pipe.critical["host"],
         "tp_comm_exposed": pipe.critical["tp"],
         "cp_comm_exposed": pipe.critical["cp"],
         "ep_comm_exposed": pipe.critical["ep"],
