@@ -173,6 +173,24 @@ STACK_LOSSES[(COMPOSER_FSDP, "hopper")] = {
         "Megatron-Core fit (UNCERTAIN; the two FP8 rows are check-only)."
     ),
 }
+# A100: the kernel fractions (kernel_data 'a100-fitted') were fitted on Megatron-LM 2022 runs
+# with that stack's losses lumped in, so another stack on A100 adds only what it loses beyond
+# a Megatron stack: its Hopper overhead less Megatron-Core's on Hopper (ASSUMPTION: the 2022
+# stack's losses on A100 equal Megatron-Core's on H100, both being Megatron without eager
+# FSDP). Not fitted on the llm-foundry A100 rows, which stay check-only.
+STACK_LOSSES[(COMPOSER_FSDP, "ampere")] = {
+    "overhead": (
+        STACK_LOSSES[(COMPOSER_FSDP, "hopper")]["overhead"]
+        - STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")]["overhead"]
+    ),
+    "fp8_gemm_fixed_us": 0.0,  # A100 has no FP8 tensor path
+    "calibration": (
+        "Derived, no A100 run used: the A100 kernel fractions carry the Megatron-LM 2022 "
+        "losses (the Korthikanti 2022 calibration), so Composer FSDP adds its Hopper "
+        "overhead beyond Megatron-Core's (25 % - 13 % = 12 % of kernel time; ASSUMPTION: "
+        "equal Megatron losses on both generations). The llm-foundry A100 rows check it."
+    ),
+}
 STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
     **STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")],
     "calibration": (
