@@ -22,6 +22,8 @@ MEGATRON_CORE_2024 = "megatron-core-te-2024"
 NEMO_BLACKWELL_2025 = "nemo-2025-blackwell"
 MAXTEXT = "maxtext-jax"
 COMPOSER_FSDP = "mosaic-composer-fsdp"
+TORCHTITAN = "torchtitan"
+DEEPSPEED_MEGATRON = "deepspeed"
 
 # Host time per routed-expert operation launched by an eager Megatron-Core / Transformer
 # Engine stack (layer_cost.expert_launch_wait_s). Each PyTorch operation costs ~5-25 us of
@@ -118,6 +120,38 @@ SOFTWARE_STACKS = {
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
     },
+    TORCHTITAN: {
+        "description": (
+            "torchtitan (PyTorch FSDP2, eager): per-layer FULL_SHARD with prefetch overlapping "
+            "the parameter all-gathers and gradient reduce-scatters, PyTorch SDPA flash "
+            "attention, no tensor-parallel overlap, gradients reduced in fp32 (torchtitan's "
+            "default mixed_precision_reduce)."
+        ),
+        "attention_kernel": "flash",
+        "attention_backend": "flash",
+        "dropout": False,
+        "tp_comm_overlap": False,
+        "dp_comm_overlap": True,
+        "pp_p2p_overlap": False,
+        "grad_reduce_bytes": 4,
+        "launch_gaps": True,
+    },
+    DEEPSPEED_MEGATRON: {
+        "description": (
+            "DeepSpeed with Megatron-LM layers (Megatron-DeepSpeed, 2021-2022: MT-NLG, BLOOM): "
+            "Megatron's unfused attention and tensor parallelism, DeepSpeed's pipeline engine "
+            "and ZeRO-1, no overlap of tensor-parallel, data-parallel or pipeline "
+            "communication with compute, fp32 gradient reduction."
+        ),
+        "attention_kernel": "unfused",
+        "attention_backend": "unfused",
+        "dropout": True,
+        "tp_comm_overlap": False,
+        "dp_comm_overlap": False,
+        "pp_p2p_overlap": False,
+        "grad_reduce_bytes": 4,
+        "launch_gaps": False,
+    },
 }
 
 # Losses per stack x GPU generation: overhead (fraction of kernel time; `overhead_fp8` where
@@ -202,5 +236,32 @@ STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
         "DeepSeek-V3 BF16 Megatron-Bridge run on 256 GB200 (NeMo 25.07, 11.07 s) comes out "
         "~25 % slow: the MoE mechanisms (expert-parallel all-to-all, permutes, load "
         "imbalance) overestimate that run."
+    ),
+}
+# Stacks without a calibration of their own (ASSUMPTIONS, their registry runs stay check-only):
+# torchtitan is eager PyTorch FSDP like Composer, so it takes Composer's losses; DeepSpeed +
+# Megatron-LM runs Megatron-LM 2022's kernels and schedule, so it takes that stack's (none
+# beyond the A100 kernel fractions).
+STACK_LOSSES[(TORCHTITAN, "hopper")] = {
+    **STACK_LOSSES[(COMPOSER_FSDP, "hopper")],
+    "calibration": (
+        "No torchtitan run calibrates it: the losses of the other eager PyTorch FSDP stack "
+        "(mosaic-composer-fsdp on Hopper: 25 % of kernel time, ASSUMPTION)."
+    ),
+}
+STACK_LOSSES[(TORCHTITAN, "ampere")] = {
+    **STACK_LOSSES[(COMPOSER_FSDP, "ampere")],
+    "calibration": (
+        "No torchtitan run calibrates it: mosaic-composer-fsdp's A100 losses (its Hopper "
+        "overhead beyond Megatron-Core's, 12 % of kernel time; ASSUMPTION). The torchtitan "
+        "A100 rows check it."
+    ),
+}
+STACK_LOSSES[(DEEPSPEED_MEGATRON, "ampere")] = {
+    **STACK_LOSSES[(MEGATRON_2022, "ampere")],
+    "calibration": (
+        "No DeepSpeed run calibrates it: Megatron-LM 2022's A100 losses (none beyond the A100 "
+        "kernel fractions), as DeepSpeed runs Megatron's layers (ASSUMPTION). MT-NLG 530B "
+        "checks it."
     ),
 }
