@@ -64,7 +64,10 @@ class LayerCost:
 def _attention(shape, cand, profile, tokens):
     heads = shape.heads / cand.tp
     if profile.stack.attention_kernel == "flash":
-        keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
+        # Sliding-window layers: the keys inside the window, plus the partly masked tile
+        # on the diagonal as for causal attention.
+        mean_keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
+        keys = mean_keys + CAUSAL_DIAGONAL_TILE_KEYS
         chunk = shape.seq_len / cand.cp
         return flash_attention_time_s(tokens, keys, chunk, heads, shape.head_dim, profile)
     return unfused_attention_time_s(
