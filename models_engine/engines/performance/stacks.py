@@ -31,7 +31,10 @@ DEEPSPEED_MEGATRON = "deepspeed"
 # cudaLaunchKernel: jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html,
 # dispatch-chain table); a TE expert GEMM or MXFP8 cast is at the top of that range, as it
 # makes several PyTorch API calls per op (four tensor allocations per quantized tensor,
-# Megatron-LM docs/discussions/deepseek-v3-gb200-optimization section 2.1.2). Taken as
+# Megatron-LM docs/discussions/deepseek-v3-gb200-optimization section 2.1.2; torch.split and
+# 2 x num_gemms torch.empty calls in GroupedLinear's cast, named by a Transformer Engine
+# maintainer as the host overhead of GroupedLinear: NVIDIA/TransformerEngine issue 1499,
+# 2025-02-24). Taken as
 # 25 us, the range's upper end, for x86 and Grace hosts alike (UNCERTAIN: not measured; not
 # fitted on the registry: 15 / 20 / 25 / 30 us give check-only p90 26.3 / 26.3 / 23.9 / 21.2 %;
 # the Megatron-Bridge 25.11 B200 MoE runs at micro-batch 1 stay 17-27 % fast at 25 us).
