@@ -15,6 +15,8 @@ StackName = Literal[
     "nemo-2025-blackwell",
     "maxtext-jax",
     "mosaic-composer-fsdp",
+    "torchtitan",
+    "deepspeed",
 ]
 
 
@@ -28,7 +30,8 @@ class SoftwareStackChoice(SpecModel):
             "Framework and generation: megatron-lm-2022 (A100-era Megatron-LM), "
             "megatron-core-te-2024 (NeMo / Megatron-Core + Transformer Engine), "
             "nemo-2025-blackwell, maxtext-jax (JAX / XLA), mosaic-composer-fsdp "
-            "(llm-foundry, PyTorch FSDP); auto = the stack of the GPU's published runs."
+            "(llm-foundry, PyTorch FSDP), torchtitan (PyTorch FSDP2), deepspeed (DeepSpeed + "
+            "Megatron-LM layers); auto = the stack of the GPU's published runs."
         ),
     )
     attention_backend: Literal["cudnn", "flash", "unfused"] | None = spec_field(

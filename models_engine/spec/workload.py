@@ -293,6 +293,26 @@ class Workload(SpecModel):
         ge=1,
         le=65_536,
     )
+    attention_sliding_window_tokens: int | None = spec_field(
+        None,
+        unit="tokens",
+        description=(
+            "Sliding-window attention: keys each query sees in the windowed layers (Mistral "
+            "7B: 4096; gpt-oss: 128 on alternating layers); null = full causal attention."
+        ),
+        ge=1,
+        le=10_000_000,
+    )
+    attention_sliding_window_layer_share: float = spec_field(
+        1.0,
+        unit="fraction",
+        description=(
+            "Share of the layers that use the sliding window (gpt-oss alternates: 0.5); "
+            "ignored without attention_sliding_window_tokens."
+        ),
+        ge=0.0,
+        le=1.0,
+    )
     ffn_hidden_size: int = spec_field(
         ...,
         unit="count (hidden units)",

@@ -10,6 +10,7 @@ from models_engine.engines.performance.fine_tuning import (
     trainable_params,
 )
 from models_engine.engines.performance.flops import model_flops_per_token
+from models_engine.engines.performance.memory_fit import explicit_layout, memory_breakdown_gib
 from models_engine.engines.performance.shapes import model_shape
 from models_engine.spec import SpecValidationError, parse_design
 from tests.engine.test_performance_validation import llama_8b, run
@@ -82,3 +83,47 @@ def test_trainable_weights_per_mode():
 def test_frozen_layers_must_leave_one_training():
     with pytest.raises(SpecValidationError, match="frozen_layers"):
         workload({"mode": "frozen", "frozen_layers": 32})
+
+
+def memory(fine_tuning=None) -> dict:
+    w = workload(fine_tuning)
+    return memory_breakdown_gib(w, explicit_layout(w.parallelism), gradient_bytes=2)
+
+
+def test_lora_keeps_gradients_and_optimizer_states_of_the_adapters_only():
+    """Adam states and gradients exist only for weights that train: LoRA rank 16 keeps them
+    for its adapters (trainable_params), the frozen base keeps only its BF16 weights."""
+    full, lora = memory(), memory({"mode": "lora", "lora_rank": 16})
+    shape = model_shape(workload())
+    # Gradients and optimizer states here are the transformer layers' (embedding apart).
+    embedding = shape.vocab * shape.hidden * (1 if shape.tied_embeddings else 2)
+    layers = trainable_params(shape, Tuning(layers=shape.layers)) - embedding
+    share = trainable_params(shape, Tuning("lora", 16, 0, shape.layers)) / layers
+    for part in ("gradients", "optimizer_states"):
+        assert lora[part] == pytest.approx(full[part] * share, rel=0.05)
+    # The frozen base plus BF16 adapters: a little more than the base weights.
+    assert full["weights"] < lora["weights"] < 1.01 * full["weights"]
+    # The embedding is frozen: its BF16 weights stay, its gradient and Adam states go.
+    assert 0 < lora["embedding_states"] < 0.5 * full["embedding_states"]
+
+
+def test_frozen_layers_keep_states_for_the_layers_that_train():
+    full, half = memory(), memory({"mode": "frozen", "frozen_layers": 16})
+    assert half["optimizer_states"] == pytest.approx(0.5 * full["optimizer_states"])
+    assert half["weights"] == pytest.approx(full["weights"])
+
+
+def test_lora_optimizer_step_and_gradient_reduction_cover_the_adapters_only():
+    full, lora = tuned(None), tuned({"mode": "lora", "lora_rank": 16})
+    assert lora["breakdown_s"]["optimizer"] < 0.02 * full["breakdown_s"]["optimizer"]
+    assert full["breakdown_s"]["optimizer"] > 0
+    for dp_full, dp_lora in zip(gradient_sizes(full), gradient_sizes(lora), strict=True):
+        assert dp_lora < 0.01 * dp_full
+
+
+def gradient_sizes(result) -> list[float]:
+    """Bytes of each data-parallel gradient collective in the result's collectives table."""
+    rows = [row for level in result["collectives"].values() for row in level["collectives"]]
+    sizes = [row["size_bytes"] for row in rows if row["purpose"].endswith("gradients")]
+    assert sizes
+    return sizes

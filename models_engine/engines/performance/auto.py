@@ -44,6 +44,7 @@ def search(
             stack.attention_kernel,
             stack.grad_reduce_bytes,
             fp8_weights=profile.precision == "fp8",
+            tuning=context.tuning,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

@@ -12,6 +12,7 @@ from models_engine.engines.performance.comm_sizes import (
     tp_activation_bytes,
 )
 from models_engine.engines.performance.data_parallel import stage_layer_count, stage_params_per_gpu
+from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
 
 LEVELS = ("nvlink_domain", "scale_out")
 
@@ -32,7 +33,7 @@ def _scalar(array):
     return float(array[0])
 
 
-def collective_report(shape, cand, profile, topology, microbatches):
+def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuning = FULL):
     """`cand` holds exactly one layout."""
     entries = []
     m = _scalar(microbatches)
@@ -93,7 +94,8 @@ def collective_report(shape, cand, profile, topology, microbatches):
         )
     dense, expert = (float(x[0]) for x in stage_params_per_gpu(shape, cand))
     zero = int(cand.zero[0])
-    grad_bytes = profile.stack.grad_reduce_bytes
+    # Fine-tuning reduces the gradients of the weights that train only (fine_tuning.py).
+    grad_bytes = profile.stack.grad_reduce_bytes * layer_trained_share(shape, tuning)
     shard = min(float(cand.shard[0]), dp * cp)
     # ZeRO-3 / FSDP gathers and reduce-scatters each layer (data_parallel._fully_sharded).
     layers = float(stage_layer_count(cand)[0]) if zero == 3 else 1.0

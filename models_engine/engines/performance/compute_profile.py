@@ -45,6 +45,9 @@ class SoftwareStack:
     pp_p2p_overlap: bool
     grad_reduce_bytes: int
     launch_gaps: bool
+    # Host time per launched routed-expert operation (layer_cost.expert_launch_wait_s); 0 =
+    # not modelled for the stack
+    host_s_per_expert_op: float = 0.0
     chosen_by: str = AUTO  # "auto" (the stack of the GPU's published runs) or "workload"
     # Pipeline schedules the stack implements (pipeline_schedule.SCHEDULES); `auto` searches
     # only these. Megatron-Core runs 1F1B and its interleaved form.

@@ -7,6 +7,7 @@ import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import PARAM_GATHER_BYTES, stride_local
+from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
 from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
 from models_engine.engines.performance.pipeline_schedule import stages_held
 
@@ -113,13 +114,16 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
     return exposed, total
 
 
-def _group_exposed(group, cand, profile, topology, microbatches, windows):
-    """(exposed, total) seconds per step of one group's data-parallel collectives."""
+def _group_exposed(group, cand, profile, topology, microbatches, windows, trained=1.0):
+    """(exposed, total) seconds per step of one group's data-parallel collectives.
+    `trained`: share of the weights that train (fine-tuning): only their gradients are
+    reduced and only they change, so ZeRO-1/2 re-gathers only them; ZeRO-3 still gathers
+    every weight for each pass."""
     fwd_window, bwd_window = windows
     domain = topology.scale_up.gpus
     params, replicas, shard = group.params, group.replicas, group.shard
     local = stride_local(group.stride, shard, domain)
-    grads = params * profile.stack.grad_reduce_bytes
+    grads = params * trained * profile.stack.grad_reduce_bytes
     weights = params * PARAM_GATHER_BYTES
     all_reduce = _time(
         "all_reduce", grads, replicas, stride_local(group.stride, replicas, domain), topology
@@ -127,6 +131,8 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows):
     layers = stage_layer_count(cand)
     # Whole-stage and per-layer sizes in one call each (the per-layer ones are ZeRO-3's).
     gather, gather_layer = _time_pair("all_gather", weights, layers, shard, local, topology)
+    if trained != 1.0:
+        gather = _time("all_gather", weights * trained, shard, local, topology)
     scatter, scatter_layer = _time_pair("reduce_scatter", grads, layers, shard, local, topology)
     # Hybrid sharding: each shard's gradients are all-reduced across the replica groups.
     groups = replicas / shard
@@ -164,8 +170,12 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows):
     return exposed, step_total
 
 
-def data_parallel_exposed_s(shape, cand, profile, topology, microbatches, fwd_window, bwd_window):
-    """(exposed seconds per step, total collective seconds per step)."""
+def data_parallel_exposed_s(
+    shape, cand, profile, topology, microbatches, fwd_window, bwd_window, tuning: Tuning = FULL
+):
+    """(exposed seconds per step, total collective seconds per step); `tuning`: which
+    weights train (fine_tuning.py)."""
+    trained = layer_trained_share(shape, tuning)
     dense, expert = stage_params_per_gpu(shape, cand)
     replicas = cand.dp * cand.cp
     expert_replicas = replicas / cand.ep
@@ -181,16 +191,19 @@ def data_parallel_exposed_s(shape, cand, profile, topology, microbatches, fwd_wi
         if not np.any(active):
             continue
         group_exposed, group_total = _group_exposed(
-            group, cand, profile, topology, microbatches, windows
+            group, cand, profile, topology, microbatches, windows, trained
         )
         exposed = exposed + np.where(active, group_exposed, 0.0)
         total = total + np.where(active, group_total, 0.0)
     return exposed, total
 
 
-def optimizer_s(shape, cand, profile):
+def optimizer_s(shape, cand, profile, tuning: Tuning = FULL):
+    """Adam over this GPU's shard of the weights that train (fine-tuning: only those)."""
     dense, expert = stage_params_per_gpu(shape, cand)
+    trained = layer_trained_share(shape, tuning)
     sharded = cand.zero >= 1
     dense_shard = dense / np.where(sharded, cand.shard, 1.0)
     expert_shard = expert / np.where(sharded, np.maximum(cand.dp * cand.cp / cand.ep, 1.0), 1.0)
-    return (dense_shard + expert_shard) * OPTIMIZER_BYTES_PER_PARAM / profile.hbm_bytes_per_s
+    states = (dense_shard + expert_shard) * trained
+    return states * OPTIMIZER_BYTES_PER_PARAM / profile.hbm_bytes_per_s

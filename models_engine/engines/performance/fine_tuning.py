@@ -69,6 +69,40 @@ def adapter_params_per_layer(shape, tuning: Tuning) -> float:
     return attention + mlp
 
 
+def layer_params(shape) -> float:
+    """Weights of all transformer layers (dense, shared and routed experts), no embedding."""
+    total = shape.layers * shape.dense_params_per_layer()
+    total += shape.dense_layers * shape.dense_mlp_params()
+    experts = shape.moe_layer_expert_params() + shape.shared_experts * shape.expert_params()
+    return total + shape.moe_layers * experts
+
+
+def layer_trained_share(shape, tuning: Tuning) -> float:
+    """Trained weights (LoRA: the adapters) over the base weights of the transformer layers:
+    what scales their gradients, optimizer states, optimizer step and data-parallel gradient
+    reduction. Spread evenly over the stages, as the average layer is (module docstring)."""
+    if tuning.adapters:
+        return shape.layers * adapter_params_per_layer(shape, tuning) / layer_params(shape)
+    return tuning.training_share
+
+
+def state_shares(shape, tuning: Tuning) -> dict:
+    """memory.model_state_bytes' fine-tuning arguments for the transformer layers' weights."""
+    share = layer_trained_share(shape, tuning)
+    return {"trained_share": share, "adapter_share": share if tuning.adapters else 0.0}
+
+
+def embedding_trained_share(shape, tuning: Tuning, copies: float = 1.0):
+    """Share of the `copies` embedding matrices a stage holds (input embedding, plus the
+    output head where it sits on that stage) that train: LoRA freezes both; freezing layers
+    freezes the input embedding but trains the head (one matrix if tied)."""
+    if tuning.is_full:
+        return 1.0
+    if tuning.adapters:
+        return 0.0
+    return 1.0 if shape.tied_embeddings else (copies - 1.0) / copies
+
+
 def trainable_params(shape, tuning: Tuning) -> float:
     """Weights that get gradients and optimizer states (what memory and the data-parallel
     gradient reduction should count)."""

@@ -21,8 +21,11 @@ MFU_CONVENTION = (
 
 
 def attention_flops_per_token(shape) -> float:
-    """Causal attention core, forward + backward, all layers."""
-    return 6.0 * shape.seq_len * shape.attention_width * shape.layers
+    """Causal attention core, forward + backward, all layers: 12 x keys per query x width
+    per layer, which is 6 x s x width with causal s / 2 keys; sliding-window layers count
+    the keys inside their window (shapes.attention_keys_per_query)."""
+    keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
+    return 12.0 * keys * shape.attention_width * shape.layers
 
 
 def model_flops_per_token(shape, tuning: Tuning = FULL) -> float:

@@ -44,6 +44,9 @@ class LayerCost:
     tp_comm_s: np.ndarray  # total TP collective time (before overlap)
     cp_comm_s: np.ndarray
     ep_comm_s: np.ndarray
+    # GPU idle while the host launches the routed experts' kernels (stacks without CUDA
+    # graphs over the experts): reported with the kernel launch gaps
+    host_wait_s: np.ndarray | float = 0.0
 
     @property
     def total_s(self) -> np.ndarray:
@@ -54,13 +57,17 @@ class LayerCost:
             + self.tp_exposed_s
             + self.cp_exposed_s
             + self.ep_exposed_s
+            + self.host_wait_s
         )
 
 
 def _attention(shape, cand, profile, tokens):
     heads = shape.heads / cand.tp
     if profile.stack.attention_kernel == "flash":
-        keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
+        # Sliding-window layers: the keys inside the window, plus the partly masked tile
+        # on the diagonal as for causal attention.
+        mean_keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
+        keys = mean_keys + CAUSAL_DIAGONAL_TILE_KEYS
         chunk = shape.seq_len / cand.cp
         return flash_attention_time_s(tokens, keys, chunk, heads, shape.head_dim, profile)
     return unfused_attention_time_s(
@@ -168,8 +175,11 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     proj_f, proj_b = _linear(tokens, shape.hidden, shape.attention_width / tp, profile, tuning)
     zeros = np.zeros_like(tokens)
     ep_comm = zeros
+    host_wait = zeros
     if moe:
-        mlp_f, mlp_b, up_b, ep_comm = _moe_mlp(shape, cand, profile, topology, tokens, tuning)
+        mlp_f, mlp_b, up_b, ep_comm, host_wait = _moe_mlp(
+            shape, cand, profile, topology, tokens, tuning
+        )
     else:
         mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn, tuning=tuning)
     attn_f, attn_b = _attention(shape, cand, profile, tokens)
@@ -208,6 +218,7 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
         tp_comm_s=tp_total,
         cp_comm_s=cp_total,
         ep_comm_s=ep_comm,
+        host_wait_s=host_wait,
     )
 
 
@@ -272,9 +283,38 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     local = np.minimum(cand.ep, np.maximum(topology.scale_up.gpus // (cand.tp * cand.cp), 1))
     a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]
     ep_comm = np.where(cand.ep > 1, 4.0 * a2a, 0.0)  # dispatch + combine, forward + backward
+    host_wait = expert_launch_wait_s(local_experts, routed_f, routed_b, profile)
     return (
         shared_f + routed_f + router_f + permute,
         shared_b + routed_b + router_b + permute,
         shared_up_b + routed_up_b,
         ep_comm,
+        host_wait,
     )
+
+
+# Host-side operations per local expert in Megatron-Core's grouped expert GEMM (Transformer
+# Engine GroupedLinear: one cuBLAS GEMM per expert over several streams, Megatron-LM
+# docs/discussions/deepseek-v3-gb200-optimization section 1 item 3): forward FC1 and FC2,
+# backward the data and weight gradient of each; FP8 / MX formats add one quantization of
+# each GEMM's activation input (forward) and output gradient (backward) per expert.
+EXPERT_HOST_OPS = {"forward": 2.0, "backward": 4.0}
+EXPERT_HOST_OPS_LOW_PRECISION = {"forward": 2.0, "backward": 2.0}
+
+
+def expert_launch_wait_s(local_experts, routed_forward, routed_backward, profile):
+    """GPU idle time per micro-batch while the host launches the routed experts' kernels.
+    A dropless MoE layer synchronises device and host to learn the tokens per expert
+    (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, section 3.1), so the host
+    cannot run ahead of the expert GEMMs: they take max(GPU time, host launch time), and
+    what the host adds beyond the GPU time is exposed. Stacks that capture CUDA graphs or
+    compile the step (`launch_gaps` False) have no such wait."""
+    per_op = profile.stack.host_s_per_expert_op
+    if not profile.stack.launch_gaps or per_op <= 0.0:
+        return 0.0
+    low = profile.low_precision
+    waits = []
+    for phase, gpu in (("forward", routed_forward), ("backward", routed_backward)):
+        ops = EXPERT_HOST_OPS[phase] + (EXPERT_HOST_OPS_LOW_PRECISION[phase] if low else 0.0)
+        waits.append(np.maximum(local_experts * ops * per_op - gpu, 0.0))
+    return waits[0] + waits[1]

@@ -129,17 +129,21 @@ def model_state_bytes(
     zero_stage,
     gradient_bytes=GRADIENT_BYTES_PER_PARAM,
     weight_bytes=WEIGHT_BYTES_PER_PARAM,
+    trained_share=1.0,
+    adapter_share=0.0,
 ):
     """Weights, gradients and optimizer states on one GPU; ZeRO shards them over `dp` ranks
     (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
     software stack's gradient-reduction precision (Megatron's fp32 main_grad: 4; a bf16
     gradient buffer, Megatron-Core --grad-reduce-in-bf16 / NeMo distributed Adam: 2);
     `weight_bytes`: 2, or 3 for FP8 layers (FP8_WEIGHT_COPY_BYTES). Works on arrays
-    (zero_stage may be an array)."""
+    (zero_stage may be an array). `trained_share`: trained weights over `params_on_gpu`
+    (fine-tuning: only they keep gradients and optimizer states); `adapter_share`: LoRA
+    adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base."""
     zero = np.asarray(zero_stage)
-    weights = params_on_gpu * weight_bytes
-    gradients = params_on_gpu * gradient_bytes
-    optimizer = params_on_gpu * OPTIMIZER_BYTES_PER_PARAM
+    weights = params_on_gpu * (weight_bytes + adapter_share * WEIGHT_BYTES_PER_PARAM)
+    gradients = params_on_gpu * trained_share * gradient_bytes
+    optimizer = params_on_gpu * trained_share * OPTIMIZER_BYTES_PER_PARAM
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
     weights = np.where(zero >= 3, weights / dp, weights)

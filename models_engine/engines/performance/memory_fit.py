@@ -9,6 +9,11 @@ from models_engine.engines.performance.efficiency_data import (
     SKU_EFFICIENCY,
     SOFTWARE_STACKS,
 )
+from models_engine.engines.performance.fine_tuning import (
+    embedding_trained_share,
+    state_shares,
+    tuning_of,
+)
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
     FP8_WEIGHT_COPY_BYTES,
@@ -24,6 +29,7 @@ from models_engine.engines.performance.pipeline_schedule import (
     activation_layers,
     schedule_code,
 )
+from models_engine.engines.performance.shapes import model_shape
 
 # Bytes per weight when serving (no optimizer): FP8 weights are one byte.
 INFERENCE_WEIGHT_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
@@ -125,9 +131,11 @@ def memory_breakdown_gib(
     indices = _rank_layer_indices(workload, layout)
     dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
+    shape, tuning = model_shape(workload), tuning_of(workload)
     precision = {
         "gradient_bytes": gradient_bytes,
         "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+        **state_shares(shape, tuning),
     }
     dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
@@ -147,6 +155,7 @@ def memory_breakdown_gib(
             dp=shard,
             zero_stage=zero,
             gradient_bytes=gradient_bytes,
+            trained_share=embedding_trained_share(shape, tuning, embedding_copies),
         )
     )
     per_layer = activation_bytes_per_layer(

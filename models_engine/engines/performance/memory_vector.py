@@ -3,6 +3,12 @@ memory_fit.memory_breakdown_gib (tests check they agree) for the `auto` search."
 
 import numpy as np
 
+from models_engine.engines.performance.fine_tuning import (
+    FULL,
+    Tuning,
+    embedding_trained_share,
+    state_shares,
+)
 from models_engine.engines.performance.memory import (
     FP8_WEIGHT_COPY_BYTES,
     GIB,
@@ -43,13 +49,16 @@ def training_memory_gib(
     attention_kernel: str,
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
     fp8_weights: bool = False,
+    tuning: Tuning = FULL,
 ) -> dict:
-    """GiB per GPU on the first pipeline stage, per candidate (dict of arrays)."""
+    """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
+    which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
     dense, expert = _rank_params(shape, cand)
     shard = cand.shard
     precision = {
         "gradient_bytes": gradient_bytes,
         "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+        **state_shares(shape, tuning),
     }
     dense_states = model_state_bytes(
         params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
@@ -67,6 +76,7 @@ def training_memory_gib(
             dp=shard,
             zero_stage=cand.zero,
             gradient_bytes=gradient_bytes,
+            trained_share=embedding_trained_share(shape, tuning, copies),
         )
     )
     per_layer = activation_bytes_per_layer(

@@ -27,7 +27,7 @@ from models_engine.engines.performance.pipeline_schedule import (
     ends_on_first_rank,
 )
 
-PARTS = ("compute", "recompute", "tp", "cp", "ep")
+PARTS = ("compute", "recompute", "tp", "cp", "ep", "host")
 
 
 @dataclass
@@ -49,6 +49,7 @@ def _layers_parts(dense, moe, n_dense, n_moe):
         "tp": n_dense * dense.tp_exposed_s,
         "cp": n_dense * dense.cp_exposed_s,
         "ep": n_dense * dense.ep_exposed_s,
+        "host": n_dense * dense.host_wait_s,
     }
     if moe is not None:
         parts["compute"] = parts["compute"] + n_moe * (moe.forward_s + moe.backward_s)
@@ -56,6 +57,7 @@ def _layers_parts(dense, moe, n_dense, n_moe):
         parts["tp"] = parts["tp"] + n_moe * moe.tp_exposed_s
         parts["cp"] = parts["cp"] + n_moe * moe.cp_exposed_s
         parts["ep"] = parts["ep"] + n_moe * moe.ep_exposed_s
+        parts["host"] = parts["host"] + n_moe * moe.host_wait_s
     return parts
 
 

@@ -26,6 +26,21 @@ class ModelShape:
     moe_layers: int = 0
     first_dense_layers: int = 0
     mtp_modules: int = 0  # multi-token prediction modules (on the last stage)
+    # Sliding-window attention: window in tokens (0: none) and the share of layers using it
+    window: int = 0
+    window_share: float = 0.0
+
+    @property
+    def attention_keys_per_query(self) -> float:
+        """Mean keys a query attends to, over queries and layers: causal (s + 1) / 2, or in
+        a windowed layer min(i + 1, w) for query i, i.e. w - w (w - 1) / 2s for w <= s."""
+        s = float(self.seq_len)
+        causal = (s + 1.0) / 2.0
+        if not self.window or not self.window_share:
+            return causal
+        w = min(float(self.window), s)
+        windowed = w - w * (w - 1.0) / (2.0 * s)
+        return (1.0 - self.window_share) * causal + self.window_share * windowed
 
     @property
     def dense_layers(self) -> int:
@@ -115,4 +130,10 @@ def model_shape(workload) -> ModelShape:
         moe_layers=count_moe_layers(workload),
         first_dense_layers=moe.first_dense_layers if moe else 0,
         mtp_modules=moe.mtp_modules if moe else 0,
+        window=workload.attention_sliding_window_tokens or 0,
+        window_share=(
+            workload.attention_sliding_window_layer_share
+            if workload.attention_sliding_window_tokens
+            else 0.0
+        ),
     )

@@ -22,6 +22,23 @@ MEGATRON_CORE_2024 = "megatron-core-te-2024"
 NEMO_BLACKWELL_2025 = "nemo-2025-blackwell"
 MAXTEXT = "maxtext-jax"
 COMPOSER_FSDP = "mosaic-composer-fsdp"
+TORCHTITAN = "torchtitan"
+DEEPSPEED_MEGATRON = "deepspeed"
+
+# Host time per routed-expert operation launched by an eager Megatron-Core / Transformer
+# Engine stack (layer_cost.expert_launch_wait_s). Each PyTorch operation costs ~5-25 us of
+# CPU work before its kernel is queued (Python, pybind, autograd, ATen dispatch, backend,
+# cudaLaunchKernel: jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html,
+# dispatch-chain table); a TE expert GEMM or MXFP8 cast is at the top of that range, as it
+# makes several PyTorch API calls per op (four tensor allocations per quantized tensor,
+# Megatron-LM docs/discussions/deepseek-v3-gb200-optimization section 2.1.2; torch.split and
+# 2 x num_gemms torch.empty calls in GroupedLinear's cast, named by a Transformer Engine
+# maintainer as the host overhead of GroupedLinear: NVIDIA/TransformerEngine issue 1499,
+# 2025-02-24). Taken as
+# 25 us, the range's upper end, for x86 and Grace hosts alike (UNCERTAIN: not measured; not
+# fitted on the registry: 15 / 20 / 25 / 30 us give check-only p90 26.3 / 26.3 / 23.9 / 21.2 %;
+# the Megatron-Bridge 25.11 B200 MoE runs at micro-batch 1 stay 17-27 % fast at 25 us).
+HOST_S_PER_EXPERT_OP = 25e-6
 
 SOFTWARE_STACKS = {
     MEGATRON_2022: {
@@ -56,6 +73,7 @@ SOFTWARE_STACKS = {
         # NeMo distributed_fused_adam reduces gradients in bf16.
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+        "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
     },
     NEMO_BLACKWELL_2025: {
         "description": (
@@ -71,6 +89,7 @@ SOFTWARE_STACKS = {
         "pp_p2p_overlap": True,
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+        "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
     },
     MAXTEXT: {
         "description": (
@@ -103,6 +122,38 @@ SOFTWARE_STACKS = {
         # FSDP mixed precision reduces gradients in the parameter dtype (bf16).
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+    },
+    TORCHTITAN: {
+        "description": (
+            "torchtitan (PyTorch FSDP2, eager): per-layer FULL_SHARD with prefetch overlapping "
+            "the parameter all-gathers and gradient reduce-scatters, PyTorch SDPA flash "
+            "attention, no tensor-parallel overlap, gradients reduced in fp32 (torchtitan's "
+            "default mixed_precision_reduce)."
+        ),
+        "attention_kernel": "flash",
+        "attention_backend": "flash",
+        "dropout": False,
+        "tp_comm_overlap": False,
+        "dp_comm_overlap": True,
+        "pp_p2p_overlap": False,
+        "grad_reduce_bytes": 4,
+        "launch_gaps": True,
+    },
+    DEEPSPEED_MEGATRON: {
+        "description": (
+            "DeepSpeed with Megatron-LM layers (Megatron-DeepSpeed, 2021-2022: MT-NLG, BLOOM): "
+            "Megatron's unfused attention and tensor parallelism, DeepSpeed's pipeline engine "
+            "and ZeRO-1, no overlap of tensor-parallel, data-parallel or pipeline "
+            "communication with compute, fp32 gradient reduction."
+        ),
+        "attention_kernel": "unfused",
+        "attention_backend": "unfused",
+        "dropout": True,
+        "tp_comm_overlap": False,
+        "dp_comm_overlap": False,
+        "pp_p2p_overlap": False,
+        "grad_reduce_bytes": 4,
+        "launch_gaps": False,
     },
 }
 
@@ -159,6 +210,24 @@ STACK_LOSSES[(COMPOSER_FSDP, "hopper")] = {
         "Megatron-Core fit (UNCERTAIN; the two FP8 rows are check-only)."
     ),
 }
+# A100: the kernel fractions (kernel_data 'a100-fitted') were fitted on Megatron-LM 2022 runs
+# with that stack's losses lumped in, so another stack on A100 adds only what it loses beyond
+# a Megatron stack: its Hopper overhead less Megatron-Core's on Hopper (ASSUMPTION: the 2022
+# stack's losses on A100 equal Megatron-Core's on H100, both being Megatron without eager
+# FSDP). Not fitted on the llm-foundry A100 rows, which stay check-only.
+STACK_LOSSES[(COMPOSER_FSDP, "ampere")] = {
+    "overhead": (
+        STACK_LOSSES[(COMPOSER_FSDP, "hopper")]["overhead"]
+        - STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")]["overhead"]
+    ),
+    "fp8_gemm_fixed_us": 0.0,  # A100 has no FP8 tensor path
+    "calibration": (
+        "Derived, no A100 run used: the A100 kernel fractions carry the Megatron-LM 2022 "
+        "losses (the Korthikanti 2022 calibration), so Composer FSDP adds its Hopper "
+        "overhead beyond Megatron-Core's (25 % - 13 % = 12 % of kernel time; ASSUMPTION: "
+        "equal Megatron losses on both generations). The llm-foundry A100 rows check it."
+    ),
+}
 STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
     **STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")],
     "calibration": (
@@ -170,5 +239,32 @@ STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
         "DeepSeek-V3 BF16 Megatron-Bridge run on 256 GB200 (NeMo 25.07, 11.07 s) comes out "
         "~25 % slow: the MoE mechanisms (expert-parallel all-to-all, permutes, load "
         "imbalance) overestimate that run."
+    ),
+}
+# Stacks without a calibration of their own (ASSUMPTIONS, their registry runs stay check-only):
+# torchtitan is eager PyTorch FSDP like Composer, so it takes Composer's losses; DeepSpeed +
+# Megatron-LM runs Megatron-LM 2022's kernels and schedule, so it takes that stack's (none
+# beyond the A100 kernel fractions).
+STACK_LOSSES[(TORCHTITAN, "hopper")] = {
+    **STACK_LOSSES[(COMPOSER_FSDP, "hopper")],
+    "calibration": (
+        "No torchtitan run calibrates it: the losses of the other eager PyTorch FSDP stack "
+        "(mosaic-composer-fsdp on Hopper: 25 % of kernel time, ASSUMPTION)."
+    ),
+}
+STACK_LOSSES[(TORCHTITAN, "ampere")] = {
+    **STACK_LOSSES[(COMPOSER_FSDP, "ampere")],
+    "calibration": (
+        "No torchtitan run calibrates it: mosaic-composer-fsdp's A100 losses (its Hopper "
+        "overhead beyond Megatron-Core's, 12 % of kernel time; ASSUMPTION). The torchtitan "
+        "A100 rows check it."
+    ),
+}
+STACK_LOSSES[(DEEPSPEED_MEGATRON, "ampere")] = {
+    **STACK_LOSSES[(MEGATRON_2022, "ampere")],
+    "calibration": (
+        "No DeepSpeed run calibrates it: Megatron-LM 2022's A100 losses (none beyond the A100 "
+        "kernel fractions), as DeepSpeed runs Megatron's layers (ASSUMPTION). MT-NLG 530B "
+        "checks it."
     ),
 }

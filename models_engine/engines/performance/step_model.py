@@ -58,6 +58,10 @@ class StepResult:
     slowest_stage: np.ndarray
 
 
+def gap_fraction(profile) -> float:
+    return dict(profile.losses).get("kernel_launch_gaps", 0.0)
+
+
 def training_step(shape, cand, profile, topology, context: StepContext) -> StepResult:
     tuning = context.tuning
     dense = layer_cost(shape, cand, profile, topology, moe=False, tuning=tuning)
@@ -76,8 +80,9 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         pipe.microbatches,
         pipe.stage_forward_s,
         pipe.stage_backward_s,
+        tuning,
     )
-    optimizer = optimizer_s(shape, cand, profile)
+    optimizer = optimizer_s(shape, cand, profile, tuning)
     before_io = pipe.pipeline_s + dp_exposed + optimizer
     io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
     io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
@@ -87,6 +92,9 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         "compute": pipe.critical["compute"] / scale,
         "recompute": pipe.critical["recompute"] / scale,
         **{name: kernel_time * fraction / scale for name, fraction in profile.losses},
+        # GPU idle while the host launches expert kernels (layer_cost.expert_launch_wait_s)
+        # is a launch gap too.
+        "kernel_launch_gaps": kernel_time * gap_fraction(profile) / scale + pipe.critical["host"],
         "tp_comm_exposed": pipe.critical["tp"],
         "cp_comm_exposed": pipe.critical["cp"],
         "ep_comm_exposed": pipe.critical["ep"],

@@ -124,6 +124,7 @@ def evaluate_training(
                 profile,
                 topology,
                 step.microbatches,
+                context.tuning,
             ),
             "auto": auto_section,
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
