@@ -2,6 +2,7 @@
 marked, built from each design's latest finished run."""
 
 from models_engine import flatten_spec
+from studio.reports.document import format_metric
 from studio.runs.columns import Column
 from studio.runs.headline import HEADLINE_METRICS, Metric
 
@@ -24,7 +25,10 @@ def comparison_rows(columns: list[Column]) -> list[dict]:
         rows.append(
             {
                 "metric": metric,
-                "cells": [{"value": v, "best": i == best} for i, v in enumerate(values)],
+                "cells": [
+                    {"value": v, "text": format_metric(v, metric), "best": i == best}
+                    for i, v in enumerate(values)
+                ],
             }
         )
     return rows

@@ -47,7 +47,8 @@ def test_windowed_layers_count_only_the_keys_in_the_window():
 def test_a_window_shortens_the_step_and_not_the_gemms():
     full, windowed = run(doc_with_window(None)), run(doc_with_window(128))
     assert windowed["step_time_s"] < full["step_time_s"]
-    # Attention is a minority of a Llama 8B step at its sequence length: the step falls by less than a third.
+    # Attention is a minority of a Llama 8B step at its sequence length: the step falls by
+    # less than a third.
     assert windowed["step_time_s"] > 0.66 * full["step_time_s"]
 
 

@@ -1,0 +1,40 @@
+"""The compare page prints each headline number as the results cards and the report do (units,
+sensible precision), never a raw float such as `10694400.638` or `11.000` racks."""
+
+import re
+
+import pytest
+
+from studio.designs import services as design_services
+from studio.reports.document import format_metric
+from studio.runs import services
+from studio.runs.headline import HEADLINE_METRICS
+from tests.conftest import example_spec
+
+pytestmark = pytest.mark.django_db
+
+
+def _evaluated(user, design):
+    run = services.run_enqueue(actor=user, revision=design.latest_revision, dispatch=False)
+    return services.run_execute(run_id=run.pk)
+
+
+def test_compare_cells_are_formatted_like_the_report(client, team_a, design_in):
+    alice, alpha = team_a
+    first = design_in(alice, alpha, slug="h100-256-onprem-starter")
+    second = design_services.design_create(
+        actor=alice,
+        project=first.project,
+        name="Superpod",
+        spec=example_spec("dgx-h100-superpod-4su"),
+        message="test",
+    )
+    runs = [_evaluated(alice, first), _evaluated(alice, second)]
+    client.force_login(alice)
+    page = client.get(f"/compare/?design={first.pk}&design={second.pk}").content.decode()
+    table = page[page.index('id="comparison"') : page.index("</table>")]
+    assert not re.search(r"\d\.\d{3}(?!\d)", table), "a raw three-decimal float is printed"
+    headline = runs[0].results["headline"]
+    for metric in HEADLINE_METRICS:
+        if headline.get(metric.key) is not None:
+            assert format_metric(headline[metric.key], metric) in table, metric.key
