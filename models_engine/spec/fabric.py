@@ -124,6 +124,16 @@ class Fabric(SpecModel):
     topology: Literal["rail-optimized", "leaf-spine", "fat-tree-3tier"] = spec_field(
         "rail-optimized", unit="enum", description="Switch topology of the compute fabric."
     )
+    tiers: Literal["auto", 2, 3] = spec_field(
+        "auto",
+        unit="enum",
+        description=(
+            "Switch tiers of the compute fabric: 2 = leaf and spine, 3 = leaf, spine and core; "
+            "the engine builds exactly that or rejects the design naming why. auto = the fewest "
+            "switches (two tiers while the leaves fit under one spine layer; fat-tree-3tier "
+            "topology: pods joined by a core)."
+        ),
+    )
     technology: Technology = spec_field(
         "infiniband-ndr", unit="enum", description="Link technology and generation."
     )
@@ -219,6 +229,13 @@ class Fabric(SpecModel):
                 f"{self.technology} runs at most {line_rate} Gb/s per port "
                 f"(got {self.nic_speed_gbps})",
                 {"le": line_rate},
+            )
+        if self.tiers == 2 and self.topology == "fat-tree-3tier":
+            issues.add(
+                "tiers",
+                "topology fat-tree-3tier builds three tiers; choose tiers 3 or auto, or a "
+                "rail-optimized / leaf-spine topology for two tiers",
+                {"one_of": ["auto", 3]},
             )
         issues.raise_if_any()
         return self

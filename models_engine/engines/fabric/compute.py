@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models_engine.spec import SpecValidationError
+from models_engine.spec.errors import error
 from models_engine.systems import SystemFigures, nodes_per_rack
 
 from .build import NetworkBuild, NodeEnds, build_network
 from .clos import port_mode_for
 from .data import FABRIC_MANAGER_LINKS, LINK_DISTANCE_M, TWIN_PORT_NODE_SYSTEMS
-from .sizing import PlaneSizing, max_nodes, size_plane
+from .sizing import PlaneSizing, TierIntentError, max_nodes, size_plane
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,41 @@ def plan_compute_sizing(
         node_link_gbps=node_link_gbps or min(link, mode.speed_gbps),
         leaf_oversubscription=fabric.oversubscription.leaf,
         spine_oversubscription=fabric.oversubscription.spine,
+        tiers=fabric.tiers,
     )
+
+
+def tier_intent_message(fabric, switch, exc: TierIntentError) -> str:
+    """Why the stated tier count cannot be built, in the architect's terms (endpoints = NIC
+    ports on one plane)."""
+    ports = fabric.nics_per_node
+    mode = port_mode_for(switch, fabric.nic_speed_gbps / fabric.planes)
+    box = f"{switch.name} ({mode.ports} ports at {mode.speed_gbps:g}G)"
+    if exc.tiers == 2:
+        ratio = f"{fabric.oversubscription.leaf:g}:1"
+        plane = " per plane" if fabric.planes > 1 else ""
+        return (
+            f"2 tiers of {box} hold at most {exc.max_nodes * ports:,} endpoints{plane} at "
+            f"{ratio} leaf oversubscription; this design needs {exc.nodes * ports:,} "
+            f"({exc.nodes:,} nodes x {ports} ports): choose tiers 3 or auto, a larger switch, "
+            "or more leaf oversubscription"
+        )
+    return (
+        f"3 tiers: the {exc.nodes:,} nodes fit in one pod of up to {exc.leaves_per_pod} leaves "
+        f"of {box} under one spine layer, so there is no core tier to build: choose tiers 2 "
+        "or auto"
+    )
+
+
+def sized_or_error(fabric, nodes: int, switch) -> PlaneSizing:
+    """plan_compute_sizing, with a stated tier count it cannot build as a spec error."""
+    try:
+        return plan_compute_sizing(fabric, nodes, switch)
+    except TierIntentError as exc:
+        message = tier_intent_message(fabric, switch, exc)
+        raise SpecValidationError(
+            [error("fabric.tiers", message, {"one_of": ["auto", 2, 3]})]
+        ) from exc
 
 
 def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_kw: float):
@@ -61,7 +97,7 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     fabric, compute = spec.fabric, spec.compute
     switch = catalog.get("switches", fabric.switch_sku)
     nodes = compute.gpu_count // compute.gpus_per_node
-    sizing = plan_compute_sizing(fabric, nodes, switch)
+    sizing = sized_or_error(fabric, nodes, switch)
     fm_links = FABRIC_MANAGER_LINKS if fabric.technology.startswith("infiniband") else 0
     ends = NodeEnds(
         nodes=nodes,
@@ -122,8 +158,19 @@ def growth_step(spec, catalog, cf: ComputeFabric) -> dict:
     switch = catalog.get("switches", spec.fabric.switch_sku)
     per_unit = attach.nodes_per_unit or 1
     now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps)
-    nxt = plan_compute_sizing(spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps)
+    try:
+        nxt = plan_compute_sizing(spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps)
+    except TierIntentError:  # the next unit needs more tiers than the design states
+        nxt = None
     planes = cf.planes
+    if nxt is None:
+        return {
+            "unit": "scalable unit" if attach.kind == "rail" else "leaf",
+            "adds_nodes": per_unit,
+            "adds_gpus": per_unit * cf.gpus_per_node,
+            "exceeds_stated_tiers": True,
+            "changes_tiers": True,
+        }
 
     def delta(attr: str) -> int:
         return (getattr(nxt.plan, attr) - getattr(now.plan, attr)) * planes

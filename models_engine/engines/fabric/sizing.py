@@ -111,6 +111,28 @@ def _attach(kind: str, nodes: int, ports_per_node: int, leaf_down: int) -> Attac
     return attach_tor(nodes, ports_per_node, leaf_down)
 
 
+class TierIntentError(ValueError):
+    """The stated tier count cannot hold this plane's nodes (2 tiers) or needs no core (3)."""
+
+    def __init__(self, tiers: int, nodes: int, max_nodes: int, leaves_per_pod: int = 0) -> None:
+        self.tiers = tiers
+        self.nodes = nodes
+        self.max_nodes = max_nodes
+        self.leaves_per_pod = leaves_per_pod
+        super().__init__(f"{tiers} tiers cannot build {nodes} nodes (limit {max_nodes})")
+
+
+def two_tier_max_nodes(kind: str, ports_per_node: int, radix: int, leaf_down: int) -> int:
+    """Most nodes two tiers hold: at most R leaves, each spine port one leaf uplink
+    (clos.two_tier_plan); rail leaves come in whole units of `ports_per_node` leaves."""
+    if kind == "rail":
+        return (radix // ports_per_node) * leaf_down
+    per_leaf = leaf_down // ports_per_node
+    if per_leaf == 0:  # a node's ports spread over several leaves
+        return radix * leaf_down // ports_per_node
+    return radix * per_leaf
+
+
 def _single_switch(kind: str, nodes: int, ports_per_node: int, radix: int) -> bool:
     fits = nodes * ports_per_node <= radix
     return fits and (kind == "tor" or ports_per_node == 1)
@@ -126,14 +148,18 @@ def size_plane(
     node_link_gbps: float,
     leaf_oversubscription: float,
     spine_oversubscription: float,
+    tiers: str | int = "auto",
 ) -> PlaneSizing:
     """Fewest-switch plan for `nodes` with `ports_per_node` links each on this plane.
 
     Ties go to fewer uplinks (the oversubscription the user asked for). Two tiers are used while
-    the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier).
+    the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier). A stated
+    `tiers` (2 or 3) is built exactly, even where one switch would do, or TierIntentError says
+    why it cannot be.
     """
     radix = mode.ports
-    if _single_switch(attachment, nodes, ports_per_node, radix):
+    force_three_tier = force_three_tier or tiers == 3
+    if tiers == "auto" and _single_switch(attachment, nodes, ports_per_node, radix):
         attach = Attachment(
             attachment, radix, 1, 1, 1, nodes, nodes * ports_per_node, 0, ports_per_node
         )
@@ -158,7 +184,7 @@ def size_plane(
         two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, radix)
         if two is not None:
             plans.append(two)
-        else:
+        elif tiers != 2:
             for spine_up in spine_ups:
                 spine_down = radix - spine_up
                 pod = pod_leaves_for(spine_down, attach.leaves_per_unit)
@@ -169,7 +195,14 @@ def size_plane(
             key = (plan.switches, leaf_up, plan.spine_up)
             if best is None or key < best[0]:
                 best = (key, attach, plan)
-    assert best is not None
+    if best is None:  # only a stated two tiers leaves no plan
+        low = uplink_candidates(
+            radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
+        )[0]
+        limit = two_tier_max_nodes(attachment, ports_per_node, radix, radix - low)
+        raise TierIntentError(2, nodes, limit)
+    if tiers == 3 and not best[2].cores:
+        raise TierIntentError(3, nodes, 0, best[2].leaves_per_pod)
     return PlaneSizing(
         mode,
         best[1],
