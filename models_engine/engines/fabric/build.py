@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bom import bom_line, switch_chassis_power_w
+from .bom import bom_line, switch_chassis_power_w, switch_power_allowance_w
 from .cabling import (
     LinkGroup,
     fiber_of,
@@ -135,7 +135,7 @@ def build_network(
         add_modules(("switch", cage_speed, fiber_of(medium), twin_cage), switch_cages)
 
     tiers = _tiers(sizing, planes, node_native, upper)
-    bom = _switch_lines(name, switch, tiers) + _module_lines(name, catalog, modules)
+    bom = _switch_lines(name, switch, tiers, catalog) + _module_lines(name, catalog, modules)
     bom += _cable_lines(name, groups, catalog, twin_cage)
     return NetworkBuild(name, switch.id, sizing, planes, groups, tiers, bom, placed)
 
@@ -170,8 +170,10 @@ def _tiers(sizing: PlaneSizing, planes: int, node_native: int, upper: dict) -> l
     return tiers
 
 
-def _switch_lines(network: str, switch, tiers: list[dict]) -> list[dict]:
+def _switch_lines(network: str, switch, tiers: list[dict], catalog) -> list[dict]:
     typical, maximum, note = switch_chassis_power_w(switch)
+    if typical is None and maximum is None:
+        typical, maximum, note = switch_power_allowance_w(switch, catalog) or (None, None, None)
     return [
         bom_line(
             item=f"{network} {tier['tier']} switch: {switch.name}",
