@@ -622,7 +622,6 @@ def one_site(doc: dict) -> dict:
     return out
 
 
-
 def test_two_sites_cost_more_capex_than_one_site_of_the_same_gpus():
     two_doc = example("two-region-hierarchical")
     one_doc = one_site(two_doc)
