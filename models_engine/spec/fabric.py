@@ -146,6 +146,21 @@ class Fabric(SpecModel):
         ),
         pattern=CATALOG_ID_PATTERN,
     )
+    spine_switch_sku: str | None = spec_field(
+        None,
+        unit="catalog id",
+        description=(
+            "Catalog switch of the spine tier when it differs from the leaf (a larger box or a "
+            "modular chassis); null = switch_sku. Its ports must carry the leaf uplinks' speed."
+        ),
+        pattern=CATALOG_ID_PATTERN,
+    )
+    core_switch_sku: str | None = spec_field(
+        None,
+        unit="catalog id",
+        description=("Catalog switch of the core tier (three tiers); null = the spine's switch."),
+        pattern=CATALOG_ID_PATTERN,
+    )
     nic_sku: str = spec_field(
         "cx7-ndr-400g",
         unit="catalog id",

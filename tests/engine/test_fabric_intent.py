@@ -138,3 +138,37 @@ def test_default_parts_of_every_technology_are_consistent():
         for key in ("switch_sku", "nic_sku", "nic_speed_gbps"):
             doc["fabric"].pop(key, None)
         validate_design(doc)
+
+
+def test_a_larger_spine_switch_holds_4096_gpus_in_two_tiers():
+    """QM9700 leaves (32 x 400G down, 32 up) under Quantum-X800 Q3400 spines: the spine's 144
+    ports at 800G carry the 400G leaf uplinks (no 2 x 400G split listed), so two tiers hold up
+    to 144 leaves. 512 nodes = 16 SUs x 8 rails = 128 leaves; spines = smallest divisor of 32
+    with S x 144 >= 128 x 32 = 4,096 -> 29 is no divisor -> 32. 160 switches where one QM9700
+    model in every tier needs 320 (128 leaf, 128 spine, 64 core)."""
+    doc = design_doc(nodes=512, fabric={"tiers": 2, "spine_switch_sku": "nvidia-q3400"})
+    fabric = site_fabric(doc)
+    out = fabric.scale_out
+    assert (out.switches.leaf, out.switches.spine, out.switches.core) == (128, 32, 0)
+    by_tier = {row["tier"]: row for row in out.switch_tiers}
+    assert by_tier["leaf"]["switch_sku"] == "nvidia-qm9700"
+    assert by_tier["spine"]["switch_sku"] == "nvidia-q3400"
+    # 32 spines x 144 ports; 4,096 used (one 400G link per port)
+    assert by_tier["spine"]["ports_total"] == 32 * 144
+    assert by_tier["spine"]["ports_used"] == 4096
+    spine_lines = [line for line in fabric.bom if "compute spine" in line.item]
+    assert [(line.catalog_id, line.quantity) for line in spine_lines] == [("nvidia-q3400", 32)]
+    auto = site_fabric(design_doc(nodes=512, fabric={"spine_switch_sku": "nvidia-q3400"}))
+    assert auto.scale_out.switches == out.switches
+
+
+def test_a_spine_of_another_protocol_is_an_error_naming_the_field():
+    doc = design_doc(fabric={"spine_switch_sku": "nvidia-sn5600"})
+    errors = _errors(doc)
+    assert [e["path"] for e in errors] == ["fabric.spine_switch_sku"]
+    assert "infiniband" in errors[0]["message"]
+
+
+def test_an_unknown_core_switch_is_an_error_naming_the_field():
+    errors = _errors(design_doc(fabric={"core_switch_sku": "no-such-switch"}))
+    assert [e["path"] for e in errors] == ["fabric.core_switch_sku"]

@@ -34,11 +34,27 @@ class ComputeFabric:
         return self.build.sizing
 
 
+def tier_switches(fabric, catalog) -> dict:
+    """The switch of each tier: the leaf's switch_sku, the spine's spine_switch_sku (or the
+    leaf's), the core's core_switch_sku (or the spine's)."""
+    leaf = catalog.get("switches", fabric.switch_sku)
+    spine = catalog.get("switches", fabric.spine_switch_sku) if fabric.spine_switch_sku else leaf
+    core = catalog.get("switches", fabric.core_switch_sku) if fabric.core_switch_sku else spine
+    return {"leaf": leaf, "spine": spine, "core": core}
+
+
 def plan_compute_sizing(
-    fabric, nodes: int, switch, node_link_gbps: float | None = None
+    fabric, nodes: int, switch, node_link_gbps: float | None = None, switches: dict | None = None
 ) -> PlaneSizing:
+    """One plane of the compute fabric. `switches` (tier -> switch) gives the spine and core
+    their own switches; their ports run at the leaf uplinks' speed."""
     link = fabric.nic_speed_gbps / fabric.planes
     mode = port_mode_for(switch, link)
+    switches = switches or {}
+    spine = switches.get("spine", switch)
+    spine_mode = port_mode_for(spine, mode.speed_gbps) if spine is not switch else None
+    core = switches.get("core", spine)
+    core_mode = port_mode_for(core, mode.speed_gbps) if core is not spine else spine_mode
     return size_plane(
         nodes=nodes,
         ports_per_node=fabric.nics_per_node,
@@ -49,6 +65,8 @@ def plan_compute_sizing(
         leaf_oversubscription=fabric.oversubscription.leaf,
         spine_oversubscription=fabric.oversubscription.spine,
         tiers=fabric.tiers,
+        spine_mode=spine_mode,
+        core_mode=core_mode,
     )
 
 
@@ -74,10 +92,11 @@ def tier_intent_message(fabric, switch, exc: TierIntentError) -> str:
     )
 
 
-def sized_or_error(fabric, nodes: int, switch) -> PlaneSizing:
+def sized_or_error(fabric, nodes: int, switches: dict) -> PlaneSizing:
     """plan_compute_sizing, with a stated tier count it cannot build as a spec error."""
+    switch = switches["leaf"]
     try:
-        return plan_compute_sizing(fabric, nodes, switch)
+        return plan_compute_sizing(fabric, nodes, switch, switches=switches)
     except TierIntentError as exc:
         message = tier_intent_message(fabric, switch, exc)
         raise SpecValidationError(
@@ -95,9 +114,9 @@ def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_
 
 def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     fabric, compute = spec.fabric, spec.compute
-    switch = catalog.get("switches", fabric.switch_sku)
+    switches = tier_switches(fabric, catalog)
     nodes = compute.gpu_count // compute.gpus_per_node
-    sizing = sized_or_error(fabric, nodes, switch)
+    sizing = sized_or_error(fabric, nodes, switches)
     fm_links = FABRIC_MANAGER_LINKS if fabric.technology.startswith("infiniband") else 0
     ends = NodeEnds(
         nodes=nodes,
@@ -111,7 +130,7 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     build = build_network(
         name="compute",
         catalog=catalog,
-        switch=switch,
+        switch=switches,
         sizing=sizing,
         planes=fabric.planes,
         ends=ends,
@@ -155,11 +174,14 @@ def capacity_gpus(cf: ComputeFabric) -> dict[str, int]:
 def growth_step(spec, catalog, cf: ComputeFabric) -> dict:
     """What the next scalable unit (rail) or leaf (ToR) adds, against the current full units."""
     attach = cf.sizing.attachment
-    switch = catalog.get("switches", spec.fabric.switch_sku)
+    switches = tier_switches(spec.fabric, catalog)
+    switch = switches["leaf"]
     per_unit = attach.nodes_per_unit or 1
-    now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps)
+    now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps, switches)
     try:
-        nxt = plan_compute_sizing(spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps)
+        nxt = plan_compute_sizing(
+            spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps, switches
+        )
     except TierIntentError:  # the next unit needs more tiers than the design states
         nxt = None
     planes = cf.planes

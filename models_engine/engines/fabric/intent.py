@@ -14,7 +14,8 @@ from models_engine.sites import site_slices
 from models_engine.spec.errors import ErrorDict, error
 from models_engine.spec.fabric import TECHNOLOGY_LINE_RATE_GBPS
 
-from .compute import plan_compute_sizing, tier_intent_message
+from .clos import port_mode_for
+from .compute import plan_compute_sizing, tier_intent_message, tier_switches
 from .sizing import TierIntentError
 
 # The protocol a technology's switches and NICs speak.
@@ -41,13 +42,14 @@ def tier_errors(spec, catalog) -> list[ErrorDict]:
     fabric = spec.fabric
     if fabric.tiers == "auto":
         return []
-    switch = catalog.get("switches", fabric.switch_sku)
+    switches = tier_switches(fabric, catalog)
+    switch = switches["leaf"]
     found = []
     sites = site_slices(spec)
     for site in sites:
         nodes = site.gpus // spec.compute.gpus_per_node
         try:
-            plan_compute_sizing(fabric, nodes, switch)
+            plan_compute_sizing(fabric, nodes, switch, switches=switches)
         except TierIntentError as exc:
             where = f" (site {site.site_name})" if len(sites) > 1 else ""
             message = tier_intent_message(fabric, switch, exc) + where
@@ -100,6 +102,43 @@ def part_errors(spec, catalog) -> list[ErrorDict]:
                 {"line_rate_gbps_at_least": line_rate},
             )
         )
+    return found + tier_switch_errors(fabric, catalog, switch)
+
+
+def tier_switch_errors(fabric, catalog, leaf) -> list[ErrorDict]:
+    """A spine or core switch of its own speaks the leaf's protocol, is a rack switch, and has
+    ports as fast as the leaf uplinks' links."""
+    link = port_mode_for(leaf, fabric.nic_speed_gbps / fabric.planes).speed_gbps
+    found = []
+    for path in ("spine_switch_sku", "core_switch_sku"):
+        switch_id = getattr(fabric, path)
+        if switch_id is None:
+            continue
+        switch = catalog.switches.get(switch_id)
+        if switch is None:
+            found.append(
+                error(
+                    f"fabric.{path}",
+                    f"unknown switch '{switch_id}' (not in the catalog)",
+                    {"one_of": sorted(catalog.switches)},
+                )
+            )
+        elif switch.fabric != leaf.fabric or switch.form != "switch":
+            found.append(
+                error(
+                    f"fabric.{path}",
+                    f"the leaf {leaf.id} is a {leaf.fabric} switch; {switch.id} is a "
+                    f"{switch.fabric} {switch.form}",
+                )
+            )
+        elif port_mode_for(switch, link).speed_gbps < link:
+            found.append(
+                error(
+                    f"fabric.{path}",
+                    f"leaf uplinks run at {link:g} Gb/s; {switch.name} ports run at most "
+                    f"{switch.port_speed_gbit_per_s:g} Gb/s",
+                )
+            )
     return found
 
 

@@ -85,10 +85,17 @@ class PlaneSizing:
     leaf_down_gbps: float  # speed of a node link
     requested_leaf_oversubscription: float
     requested_spine_oversubscription: float
+    spine_mode: PortMode | None = None  # None: the leaf's switch and port mode
+    core_mode: PortMode | None = None  # None: the spine's
 
     @property
     def radix(self) -> int:
         return self.mode.ports
+
+    def tier_mode(self, tier: str) -> PortMode:
+        """The port mode of a tier's switch ("leaf", "spine" or "core")."""
+        spine = self.spine_mode or self.mode
+        return {"leaf": self.mode, "spine": spine, "core": self.core_mode or spine}[tier]
 
     @property
     def leaf_oversubscription(self) -> float:
@@ -123,8 +130,8 @@ class TierIntentError(ValueError):
 
 
 def two_tier_max_nodes(kind: str, ports_per_node: int, radix: int, leaf_down: int) -> int:
-    """Most nodes two tiers hold: at most R leaves, each spine port one leaf uplink
-    (clos.two_tier_plan); rail leaves come in whole units of `ports_per_node` leaves."""
+    """Most nodes two tiers hold: at most R leaves (R = the spine's ports), each spine port one
+    leaf uplink (clos.two_tier_plan); rail leaves come in whole units of `ports_per_node`."""
     if kind == "rail":
         return (radix // ports_per_node) * leaf_down
     per_leaf = leaf_down // ports_per_node
@@ -149,6 +156,8 @@ def size_plane(
     leaf_oversubscription: float,
     spine_oversubscription: float,
     tiers: str | int = "auto",
+    spine_mode: PortMode | None = None,
+    core_mode: PortMode | None = None,
 ) -> PlaneSizing:
     """Fewest-switch plan for `nodes` with `ports_per_node` links each on this plane.
 
@@ -158,6 +167,9 @@ def size_plane(
     why it cannot be.
     """
     radix = mode.ports
+    spine_mode = spine_mode or mode
+    core_mode = core_mode or spine_mode
+    spine_radix, core_radix = spine_mode.ports, core_mode.ports
     force_three_tier = force_three_tier or tiers == 3
     if tiers == "auto" and _single_switch(attachment, nodes, ports_per_node, radix):
         attach = Attachment(
@@ -173,7 +185,11 @@ def size_plane(
         )
     multiple = mode.links_per_native_port
     spine_ups = uplink_candidates(
-        radix, spine_oversubscription, mode.speed_gbps, mode.speed_gbps, multiple
+        spine_radix,
+        spine_oversubscription,
+        mode.speed_gbps,
+        mode.speed_gbps,
+        spine_mode.links_per_native_port,
     )
     best: tuple[tuple[int, int, int], Attachment, ClosPlan] | None = None
     for leaf_up in uplink_candidates(
@@ -181,15 +197,15 @@ def size_plane(
     ):
         attach = _attach(attachment, nodes, ports_per_node, radix - leaf_up)
         plans: list[ClosPlan] = []
-        two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, radix)
+        two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, spine_radix)
         if two is not None:
             plans.append(two)
         elif tiers != 2:
             for spine_up in spine_ups:
-                spine_down = radix - spine_up
+                spine_down = spine_radix - spine_up
                 pod = pod_leaves_for(spine_down, attach.leaves_per_unit)
                 plans.append(
-                    three_tier_plan(attach.leaves, leaf_up, spine_down, spine_up, radix, pod)
+                    three_tier_plan(attach.leaves, leaf_up, spine_down, spine_up, core_radix, pod)
                 )
         for plan in plans:
             key = (plan.switches, leaf_up, plan.spine_up)
@@ -199,7 +215,7 @@ def size_plane(
         low = uplink_candidates(
             radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
         )[0]
-        limit = two_tier_max_nodes(attachment, ports_per_node, radix, radix - low)
+        limit = two_tier_max_nodes(attachment, ports_per_node, spine_radix, radix - low)
         raise TierIntentError(2, nodes, limit)
     if tiers == 3 and not best[2].cores:
         raise TierIntentError(3, nodes, 0, best[2].leaves_per_pod)
@@ -210,22 +226,26 @@ def size_plane(
         node_link_gbps,
         leaf_oversubscription,
         spine_oversubscription,
+        spine_mode,
+        core_mode,
     )
 
 
 def max_nodes(sizing: PlaneSizing, ports_per_node: int) -> dict[str, int]:
     """Largest node count this plane's port split reaches with two and with three tiers."""
     radix = sizing.radix
+    spine_radix = sizing.tier_mode("spine").ports
+    core_radix = sizing.tier_mode("core").ports
     attach = sizing.attachment
     leaf_down = attach.leaf_down if sizing.plan.leaf_up else radix // 2
     if attach.kind == "rail":
         per_leaf_nodes, per_unit_leaves = leaf_down, ports_per_node
     else:
         per_leaf_nodes, per_unit_leaves = max(leaf_down // ports_per_node, 0), 1
-    spine_down = sizing.plan.spine_down if sizing.plan.spine_up else radix // 2
+    spine_down = sizing.plan.spine_down if sizing.plan.spine_up else spine_radix // 2
     pod = pod_leaves_for(spine_down, per_unit_leaves)
-    two_tier_leaves = (radix // per_unit_leaves) * per_unit_leaves
-    three_tier_leaves = radix * pod
+    two_tier_leaves = (spine_radix // per_unit_leaves) * per_unit_leaves
+    three_tier_leaves = core_radix * pod
     if attach.kind == "rail":
         return {
             "two_tier": (two_tier_leaves // per_unit_leaves) * per_leaf_nodes,
