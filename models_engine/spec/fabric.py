@@ -32,7 +32,14 @@ TECHNOLOGY_DEFAULT_PARTS: dict[str, dict[str, Any]] = {
         "nic_speed_gbps": 800,
     },
     "roce-400g": {"switch_sku": "nvidia-sn5600", "nic_sku": "bf3-400g", "nic_speed_gbps": 400},
-    "roce-800g": {"switch_sku": "nvidia-sn5600", "nic_sku": "cx8-xdr-800g", "nic_speed_gbps": 800},
+    # ConnectX-8 runs Ethernet as 2 x 400GbE only (its firmware release notes), so the 800G
+    # RoCE default is two planes of 400G, as in the DGX B300 Spectrum-4 reference architecture.
+    "roce-800g": {
+        "switch_sku": "nvidia-sn5600",
+        "nic_sku": "cx8-xdr-800g",
+        "nic_speed_gbps": 800,
+        "planes": 2,
+    },
 }
 
 

@@ -135,7 +135,7 @@ def test_default_parts_of_every_technology_are_consistent():
     """The parts each technology fills in pass its own rules."""
     for technology in ("infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g"):
         doc = design_doc(fabric={"technology": technology})
-        for key in ("switch_sku", "nic_sku", "nic_speed_gbps"):
+        for key in ("switch_sku", "nic_sku", "nic_speed_gbps", "planes"):
             doc["fabric"].pop(key, None)
         validate_design(doc)
 
@@ -172,3 +172,18 @@ def test_a_spine_of_another_protocol_is_an_error_naming_the_field():
 def test_an_unknown_core_switch_is_an_error_naming_the_field():
     errors = _errors(design_doc(fabric={"core_switch_sku": "no-such-switch"}))
     assert [e["path"] for e in errors] == ["fabric.core_switch_sku"]
+
+
+def test_connectx8_on_800g_ethernet_needs_two_planes():
+    """ConnectX-8 runs 800G as XDR InfiniBand or 2 x 400GbE, never one 800GbE port (firmware
+    release notes v40.44.0208): one plane is an error naming fabric.planes; two planes pass."""
+    parts = {
+        "technology": "roce-800g",
+        "switch_sku": "nvidia-sn5600",
+        "nic_sku": "cx8-xdr-800g",
+        "nic_speed_gbps": 800,
+    }
+    errors = _errors(design_doc(fabric={**parts, "planes": 1}))
+    assert [e["path"] for e in errors] == ["fabric.planes"]
+    assert errors[0]["allowed"] == {"ge": 2}
+    validate_design(design_doc(fabric={**parts, "planes": 2}))

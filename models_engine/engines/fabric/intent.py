@@ -102,7 +102,29 @@ def part_errors(spec, catalog) -> list[ErrorDict]:
                 {"line_rate_gbps_at_least": line_rate},
             )
         )
-    return found + tier_switch_errors(fabric, catalog, switch)
+    return (
+        found
+        + _nic_port_errors(fabric, nic, protocol)
+        + tier_switch_errors(fabric, catalog, switch)
+    )
+
+
+def _nic_port_errors(fabric, nic, protocol: str) -> list[ErrorDict]:
+    """An adapter whose Ethernet ports top out below its line rate (ConnectX-8: 2 x 400GbE)
+    needs the NIC split into planes of at most that speed."""
+    most = nic.ethernet_max_port_gbit_per_s
+    link = fabric.nic_speed_gbps / fabric.planes
+    if protocol != "ethernet" or most is None or link <= most:
+        return []
+    planes = -(-fabric.nic_speed_gbps // int(most))
+    return [
+        error(
+            "fabric.planes",
+            f"{nic.name} runs Ethernet ports of at most {most:g} Gb/s; {fabric.nic_speed_gbps} "
+            f"Gb/s per NIC needs {planes} planes of {fabric.nic_speed_gbps // planes} Gb/s",
+            {"ge": planes},
+        )
+    ]
 
 
 def tier_switch_errors(fabric, catalog, leaf) -> list[ErrorDict]:
