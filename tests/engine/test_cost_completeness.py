@@ -90,20 +90,19 @@ def test_capex_never_drops_when_a_bom_line_is_added(
     assert after >= before - 1e-6
 
 
-def test_a_priced_compute_switch_shrinks_the_category_allowance_not_the_total():
-    """The XDR compute fabric's switches are unpriced: the per-GPU switch allowance covers
-    them. A team-priced line of $10k replaces $10k of allowance: capex stays the same, where
-    it used to drop by the whole allowance ($1,687.5 x 4,096 GPUs at two tiers)."""
+def test_a_priced_compute_optic_shrinks_the_category_allowance_not_the_total():
+    """No catalog optic has a price: the per-GPU optics-and-cables allowance covers the XDR
+    compute fabric's transceivers and cables ($2,560 x 4,096 GPUs at two tiers). A team-priced
+    transceiver line of $10k replaces $10k of allowance: capex stays the same, where it used to
+    drop by the whole allowance."""
     site = _results(4096, True)[1]["fabric"].bom[0].site
     base = _cost_with_bom([], 4096, True)
-    added = _cost_with_bom([_line("switch", "compute", None, 1, 10_000.0, site)], 4096, True)
+    line = _line("transceiver", "compute", None, 1, 10_000.0, site)
+    added = _cost_with_bom([line], 4096, True)
     assert abs(added.summary.capex_usd - base.summary.capex_usd) < 1e-3
-    allowance = [
-        line
-        for line in added.capex["lines"]
-        if line.get("allowance") and "switches" in line["item"]
-    ]
-    assert [line["total_usd"] for line in allowance] == [1687.5 * 4096 - 10_000.0]
+    lines = added.capex["lines"]
+    allowance = [line for line in lines if line.get("allowance") and "optics" in line["item"]]
+    assert [line["total_usd"] for line in allowance] == [2560 * 4096 - 10_000.0]
 
 
 def test_completeness_lists_every_allowance_and_the_priced_share():
@@ -124,7 +123,7 @@ def test_completeness_lists_every_allowance_and_the_priced_share():
 def test_an_xdr_switch_without_published_figures_is_never_zero_watts_or_zero_dollars():
     """Quantum-X800 Q3400 has no published price or power: its BOM lines carry a power
     allowance scaled from the QM9700 by switching capacity (115.2 / 25.6 = 4.5 x 747 W =
-    3,361.5 W typical), and storage-network Q3400s are priced at the per-Tb/s allowance
+    3,361.5 W typical), and every Q3400 line is priced at the per-Tb/s allowance
     (115.2 x $1,406.25 = $162,000)."""
     results = _results(4096, True)[1]
     q3400 = [line for line in results["fabric"].bom if line.catalog_id == "nvidia-q3400"]
@@ -132,13 +131,11 @@ def test_an_xdr_switch_without_published_figures_is_never_zero_watts_or_zero_dol
     for line in q3400:
         assert line.unit_power_w == 747 * 4.5
         assert line.note.startswith("allowance:")
-    storage = [
-        line
-        for line in results["cost"].capex["lines"]
-        if line["catalog_id"] == "nvidia-q3400" and "storage" in line["item"]
+    priced = [
+        line for line in results["cost"].capex["lines"] if line["catalog_id"] == "nvidia-q3400"
     ]
-    assert storage
-    for line in storage:
+    assert {line["item"].split(" ")[0] for line in priced} == {"compute", "storage"}
+    for line in priced:
         assert line["unit_price_usd"] == 115.2 * 1406.25
         assert line["allowance"] is True
 

@@ -252,8 +252,9 @@ SWITCH_ALLOWANCE = "switch-allowance-usd-per-tbps"
 
 
 def _switch_allowance(catalog: Catalog, assumptions: Assumptions, line: BomLine) -> Price | None:
-    """Capacity x the per-Tb/s allowance for a catalog switch outside the compute fabric that
-    has no price (the compute fabric's switches fall under the per-GPU category allowance)."""
+    """Capacity x the per-Tb/s allowance for a catalog switch that has no price, line by line,
+    so a line's allowance never depends on the other lines (a mixed spine and leaf, or a
+    partly priced tier, is each priced for its own capacity)."""
     switch = catalog.switches.get(line.catalog_id) if line.catalog_id else None
     if line.category != "switch" or switch is None:
         return None
@@ -356,7 +357,7 @@ def bom_lines(inputs: CostInputs, catalog: Catalog, assumptions: Assumptions) ->
                         "unit price given by the fabric engine (not in the catalog)",
                     ),
                 )
-            if price is None and line.network != "compute":
+            if price is None:
                 price = _switch_allowance(catalog, assumptions, line)
             cost_line = _bom_line(line, part, price or Price(None, UNPRICED))
             if price is not None and price.trace.ref == SWITCH_ALLOWANCE:
