@@ -187,3 +187,15 @@ def test_connectx8_on_800g_ethernet_needs_two_planes():
     assert [e["path"] for e in errors] == ["fabric.planes"]
     assert errors[0]["allowed"] == {"ge": 2}
     validate_design(design_doc(fabric={**parts, "planes": 2}))
+
+
+def test_two_tiers_past_a_larger_spine_name_both_switches():
+    """Q3400 spines hold at most 144 leaves = 18 SUs x 32 nodes = 576 nodes x 8 = 4,608
+    endpoints; 1,024 nodes (8,192 endpoints) do not fit."""
+    doc = design_doc(nodes=1024, fabric={"tiers": 2, "spine_switch_sku": "nvidia-q3400"})
+    errors = _errors(doc)
+    assert [e["path"] for e in errors] == ["fabric.tiers"]
+    message = errors[0]["message"]
+    assert "at most 4,608 endpoints" in message
+    assert "Q3400" in message
+    assert "needs 8,192" in message

@@ -70,12 +70,15 @@ def plan_compute_sizing(
     )
 
 
-def tier_intent_message(fabric, switch, exc: TierIntentError) -> str:
+def tier_intent_message(fabric, switch, exc: TierIntentError, spine=None) -> str:
     """Why the stated tier count cannot be built, in the architect's terms (endpoints = NIC
-    ports on one plane)."""
+    ports on one plane). `spine`: the spine's own switch, when it differs from the leaf."""
     ports = fabric.nics_per_node
     mode = port_mode_for(switch, fabric.nic_speed_gbps / fabric.planes)
     box = f"{switch.name} ({mode.ports} ports at {mode.speed_gbps:g}G)"
+    if spine is not None and spine is not switch:
+        spine_mode = port_mode_for(spine, mode.speed_gbps)
+        box += f" leaves under {spine.name} ({spine_mode.ports} ports) spines"
     if exc.tiers == 2:
         ratio = f"{fabric.oversubscription.leaf:g}:1"
         plane = " per plane" if fabric.planes > 1 else ""
@@ -98,7 +101,7 @@ def sized_or_error(fabric, nodes: int, switches: dict) -> PlaneSizing:
     try:
         return plan_compute_sizing(fabric, nodes, switch, switches=switches)
     except TierIntentError as exc:
-        message = tier_intent_message(fabric, switch, exc)
+        message = tier_intent_message(fabric, switch, exc, switches["spine"])
         raise SpecValidationError(
             [error("fabric.tiers", message, {"one_of": ["auto", 2, 3]})]
         ) from exc

@@ -52,7 +52,7 @@ def tier_errors(spec, catalog) -> list[ErrorDict]:
             plan_compute_sizing(fabric, nodes, switch, switches=switches)
         except TierIntentError as exc:
             where = f" (site {site.site_name})" if len(sites) > 1 else ""
-            message = tier_intent_message(fabric, switch, exc) + where
+            message = tier_intent_message(fabric, switch, exc, switches["spine"]) + where
             found.append(error("fabric.tiers", message, {"one_of": ["auto", 2, 3]}))
     return found
 
