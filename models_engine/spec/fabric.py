@@ -168,6 +168,15 @@ class Fabric(SpecModel):
         description=("Catalog switch of the core tier (three tiers); null = the spine's switch."),
         pattern=CATALOG_ID_PATTERN,
     )
+    leaf_uplink_speed_gbps: PortSpeedGbps | None = spec_field(
+        None,
+        unit="Gb/s",
+        description=(
+            "Speed of the leaf uplinks (and every link above) when it differs from the node "
+            "links: e.g. 400G NICs on broken-out 800G ports with 800G uplinks. null = the node "
+            "link speed. The leaf's ports are split between the two speeds."
+        ),
+    )
     nic_sku: str = spec_field(
         "cx7-ndr-400g",
         unit="catalog id",

@@ -199,3 +199,43 @@ def test_two_tiers_past_a_larger_spine_name_both_switches():
     assert "at most 4,608 endpoints" in message
     assert "Q3400" in message
     assert "needs 8,192" in message
+
+
+ROCE_400 = {
+    "technology": "roce-400g",
+    "switch_sku": "nvidia-sn5600",
+    "nic_sku": "bf3-400g",
+    "nic_speed_gbps": 400,
+}
+
+
+def test_leaf_with_400g_downlinks_and_800g_uplinks_splits_its_native_ports():
+    """SN5600 (64 x 800G ports). 400G node links run two per port broken out; 800G uplinks one
+    per port. At 1:1 the leaf keeps u ports with (64 - u) x 2 x 400 = u x 800 -> u = 32: 32 x
+    800G up and 64 x 400G down (every port used). 256 nodes = 4 SUs of 64 nodes x 8 rails = 32
+    leaves; spines (SN5600 at 800G, R = 64) = smallest divisor of 32 with S x 64 >= 32 x 32
+    -> 16; 1,024 leaf-spine links at 800G, where one speed needs 2,048 at 400G."""
+    mixed = site_fabric(
+        design_doc(nodes=256, fabric={**ROCE_400, "leaf_uplink_speed_gbps": 800})
+    ).scale_out
+    same = site_fabric(design_doc(nodes=256, fabric=ROCE_400)).scale_out
+    assert (mixed.switches.leaf, mixed.switches.spine, mixed.switches.core) == (32, 16, 0)
+    assert (mixed.links["leaf_spine"].links, mixed.links["leaf_spine"].link_speed_gbps) == (
+        1024,
+        800,
+    )
+    assert (same.links["leaf_spine"].links, same.links["leaf_spine"].link_speed_gbps) == (
+        2048,
+        400,
+    )
+    leaf = next(row for row in mixed.switch_tiers if row["tier"] == "leaf")
+    assert leaf["ports_used"] == leaf["ports_total"] == 32 * 64
+    over = mixed.oversubscription
+    assert (over["leaf"], over["leaf_downlinks"], over["leaf_uplinks"]) == (1.0, 64, 32)
+
+
+def test_uplinks_faster_than_the_leaf_ports_are_an_error():
+    doc = design_doc(fabric={"leaf_uplink_speed_gbps": 800})  # QM9700: 400G ports
+    errors = _errors(doc)
+    assert [e["path"] for e in errors] == ["fabric.leaf_uplink_speed_gbps"]
+    assert errors[0]["allowed"] == {"le": 400}

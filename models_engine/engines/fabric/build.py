@@ -124,8 +124,10 @@ def build_network(
         add_modules(("extra", sizing.leaf_down_gbps, fiber, False), extra)
 
     # Switch-to-switch tiers.
-    upper = upper_tier_usage(plan, {tier: (p.lpnp, p.ppc) for tier, p in ports.items()})
-    link_gbps = sizing.mode.speed_gbps  # leaf uplinks, and every link above them
+    leaf_up = tier_ports(switches["leaf"], sizing.up_mode)  # may run at its own speed
+    packing = {tier: (p.lpnp, p.ppc) for tier, p in ports.items()}
+    upper = upper_tier_usage(plan, {**packing, "leaf": (leaf_up.lpnp, leaf_up.ppc)})
+    link_gbps = sizing.up_mode.speed_gbps  # leaf uplinks, and every link above them
     if plan.leaf_up:
         medium = medium_for(LINK_DISTANCE_M["leaf-spine"])
         below, above = upper["leaf"].cages_up * planes, upper["spine"].cages_down * planes
@@ -138,8 +140,7 @@ def build_network(
             LINK_DISTANCE_M["leaf-spine"],
             switch_cages=below + above,
         )
-        for tier, count in (("leaf", below), ("spine", above)):
-            tier_port = ports[tier]
+        for tier_port, count in ((leaf_up, below), (ports["spine"], above)):
             add_modules(("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin), count)
     if plan.cores:
         medium = medium_for(LINK_DISTANCE_M["spine-core"])

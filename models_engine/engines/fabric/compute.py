@@ -50,11 +50,15 @@ def plan_compute_sizing(
     their own switches; their ports run at the leaf uplinks' speed."""
     link = fabric.nic_speed_gbps / fabric.planes
     mode = port_mode_for(switch, link)
+    up_speed = fabric.leaf_uplink_speed_gbps
+    up_mode = port_mode_for(switch, up_speed) if up_speed else None
+    up_speed = (up_mode or mode).speed_gbps
     switches = switches or {}
     spine = switches.get("spine", switch)
-    spine_mode = port_mode_for(spine, mode.speed_gbps) if spine is not switch else None
+    own_spine = spine is not switch or up_mode is not None
+    spine_mode = port_mode_for(spine, up_speed) if own_spine else None
     core = switches.get("core", spine)
-    core_mode = port_mode_for(core, mode.speed_gbps) if core is not spine else spine_mode
+    core_mode = port_mode_for(core, up_speed) if core is not spine else spine_mode
     return size_plane(
         nodes=nodes,
         ports_per_node=fabric.nics_per_node,
@@ -67,6 +71,7 @@ def plan_compute_sizing(
         tiers=fabric.tiers,
         spine_mode=spine_mode,
         core_mode=core_mode,
+        leaf_up_mode=up_mode,
     )
 
 

@@ -130,8 +130,11 @@ def _nic_port_errors(fabric, nic, protocol: str) -> list[ErrorDict]:
 def tier_switch_errors(fabric, catalog, leaf) -> list[ErrorDict]:
     """A spine or core switch of its own speaks the leaf's protocol, is a rack switch, and has
     ports as fast as the leaf uplinks' links."""
-    link = port_mode_for(leaf, fabric.nic_speed_gbps / fabric.planes).speed_gbps
-    found = []
+    link = (
+        fabric.leaf_uplink_speed_gbps
+        or port_mode_for(leaf, fabric.nic_speed_gbps / fabric.planes).speed_gbps
+    )
+    found = _uplink_speed_errors(fabric, leaf)
     for path in ("spine_switch_sku", "core_switch_sku"):
         switch_id = getattr(fabric, path)
         if switch_id is None:
@@ -162,6 +165,22 @@ def tier_switch_errors(fabric, catalog, leaf) -> list[ErrorDict]:
                 )
             )
     return found
+
+
+def _uplink_speed_errors(fabric, leaf) -> list[ErrorDict]:
+    """Leaf uplinks of their own speed: at least the node links' speed, on ports the leaf has."""
+    speed = fabric.leaf_uplink_speed_gbps
+    if speed is None:
+        return []
+    node_link = fabric.nic_speed_gbps / fabric.planes
+    fastest = port_mode_for(leaf, speed).speed_gbps
+    if speed < node_link:
+        message = f"uplinks slower than the {node_link:g} Gb/s node links starve the leaf"
+        return [error("fabric.leaf_uplink_speed_gbps", message, {"ge": node_link})]
+    if fastest < speed:
+        message = f"{leaf.name} ports run at most {fastest:g} Gb/s"
+        return [error("fabric.leaf_uplink_speed_gbps", message, {"le": fastest})]
+    return []
 
 
 def scale_up_errors(spec, catalog) -> list[ErrorDict]:

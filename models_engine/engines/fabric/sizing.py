@@ -87,6 +87,12 @@ class PlaneSizing:
     requested_spine_oversubscription: float
     spine_mode: PortMode | None = None  # None: the leaf's switch and port mode
     core_mode: PortMode | None = None  # None: the spine's
+    leaf_up_mode: PortMode | None = None  # None: the leaf's uplinks run like its downlinks
+
+    @property
+    def up_mode(self) -> PortMode:
+        """The port mode of the leaf uplinks (the speed of every link above the leaves)."""
+        return self.leaf_up_mode or self.mode
 
     @property
     def radix(self) -> int:
@@ -103,7 +109,7 @@ class PlaneSizing:
         if self.plan.leaf_up == 0:
             return 1.0
         down = self.attachment.leaf_down * self.leaf_down_gbps
-        return down / (self.plan.leaf_up * self.mode.speed_gbps)
+        return down / (self.plan.leaf_up * self.up_mode.speed_gbps)
 
     @property
     def spine_oversubscription(self) -> float:
@@ -158,15 +164,18 @@ def size_plane(
     tiers: str | int = "auto",
     spine_mode: PortMode | None = None,
     core_mode: PortMode | None = None,
+    leaf_up_mode: PortMode | None = None,
 ) -> PlaneSizing:
     """Fewest-switch plan for `nodes` with `ports_per_node` links each on this plane.
 
     Ties go to fewer uplinks (the oversubscription the user asked for). Two tiers are used while
     the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier). A stated
     `tiers` (2 or 3) is built exactly, even where one switch would do, or TierIntentError says
-    why it cannot be.
+    why it cannot be. `leaf_up_mode`: the leaf's uplinks run at their own speed (e.g. 400G
+    downlinks broken out of 800G ports, 800G uplinks): the split is then made in native ports.
     """
     radix = mode.ports
+    up_mode = leaf_up_mode or mode
     spine_mode = spine_mode or mode
     core_mode = core_mode or spine_mode
     spine_radix, core_radix = spine_mode.ports, core_mode.ports
@@ -183,19 +192,17 @@ def size_plane(
             leaf_oversubscription,
             spine_oversubscription,
         )
-    multiple = mode.links_per_native_port
     spine_ups = uplink_candidates(
         spine_radix,
         spine_oversubscription,
-        mode.speed_gbps,
-        mode.speed_gbps,
+        up_mode.speed_gbps,
+        up_mode.speed_gbps,
         spine_mode.links_per_native_port,
     )
+    splits = leaf_splits(mode, up_mode, node_link_gbps, leaf_oversubscription)
     best: tuple[tuple[int, int, int], Attachment, ClosPlan] | None = None
-    for leaf_up in uplink_candidates(
-        radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
-    ):
-        attach = _attach(attachment, nodes, ports_per_node, radix - leaf_up)
+    for leaf_up, leaf_down in splits:
+        attach = _attach(attachment, nodes, ports_per_node, leaf_down)
         plans: list[ClosPlan] = []
         two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, spine_radix)
         if two is not None:
@@ -212,10 +219,8 @@ def size_plane(
             if best is None or key < best[0]:
                 best = (key, attach, plan)
     if best is None:  # only a stated two tiers leaves no plan
-        low = uplink_candidates(
-            radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
-        )[0]
-        limit = two_tier_max_nodes(attachment, ports_per_node, spine_radix, radix - low)
+        most_down = splits[0][1]
+        limit = two_tier_max_nodes(attachment, ports_per_node, spine_radix, most_down)
         raise TierIntentError(2, nodes, limit)
     if tiers == 3 and not best[2].cores:
         raise TierIntentError(3, nodes, 0, best[2].leaves_per_pod)
@@ -228,7 +233,37 @@ def size_plane(
         spine_oversubscription,
         spine_mode,
         core_mode,
+        leaf_up_mode,
     )
+
+
+def leaf_splits(
+    mode: PortMode, up_mode: PortMode, node_link_gbps: float, oversubscription: float
+) -> list[tuple[int, int]]:
+    """(uplinks, downlinks) of a leaf worth trying, fewest uplinks first.
+
+    One port mode: links of one speed out of `mode.ports`. Uplinks at their own speed: native
+    ports are split, each down port carrying links_per_native_port node links, each up port
+    its own number of uplinks (a 64 x 800G box: 32 ports as 64 x 400G down, 32 x 800G up).
+    """
+    if up_mode == mode:
+        ups = uplink_candidates(
+            mode.ports,
+            oversubscription,
+            node_link_gbps,
+            mode.speed_gbps,
+            mode.links_per_native_port,
+        )
+        return [(up, mode.ports - up) for up in ups]
+    down_per_port = mode.links_per_native_port
+    up_per_port = up_mode.links_per_native_port
+    native_ups = uplink_candidates(
+        mode.native_ports,
+        oversubscription,
+        node_link_gbps * down_per_port,
+        up_mode.speed_gbps * up_per_port,
+    )
+    return [(ups * up_per_port, (mode.native_ports - ups) * down_per_port) for ups in native_ups]
 
 
 def max_nodes(sizing: PlaneSizing, ports_per_node: int) -> dict[str, int]:
