@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from models_engine.catalog import Catalog, load_catalog
 from models_engine.engines.cost.assumptions import assumption_errors, load_assumptions
 from models_engine.engines.cost.opex import licence_errors
+from models_engine.engines.fabric.intent import fabric_intent_errors
 from models_engine.engines.facility import liquid_cooling_errors
 from models_engine.hardware import GpuFigures, resolve_gpu
 from models_engine.price_overrides import apply_catalog_prices
@@ -51,6 +52,7 @@ def validate_design(
         liquid_cooling_errors(spec, catalog)
         + licence_errors(spec, catalog, assumptions)
         + assumption_errors(spec.economics.cost_assumptions, assumptions)
+        + fabric_intent_errors(spec, catalog)
     )
     if mismatched:
         raise SpecValidationError(mismatched)

@@ -87,6 +87,14 @@ class NicSku(CatalogEntry):
         gt=0,
         description="Bandwidth per port that NCCL-class tools achieve, GB/s (busbw ceiling).",
     )
+    ethernet_max_port_gbit_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Fastest Ethernet port the adapter runs when below its line rate (ConnectX-8: "
+            "2 x 400GbE, no 800GbE on one port); null = the line rate."
+        ),
+    )
     pcie: str | None = Field(default=None, description="Host interface, e.g. 'Gen5 x16'.")
     power_w: float | None = Field(default=None, gt=0, description="Card power, W.")
     price_usd: float | None = Field(default=None, gt=0, description="Price per card, USD.")

@@ -32,7 +32,14 @@ TECHNOLOGY_DEFAULT_PARTS: dict[str, dict[str, Any]] = {
         "nic_speed_gbps": 800,
     },
     "roce-400g": {"switch_sku": "nvidia-sn5600", "nic_sku": "bf3-400g", "nic_speed_gbps": 400},
-    "roce-800g": {"switch_sku": "nvidia-sn5600", "nic_sku": "cx8-xdr-800g", "nic_speed_gbps": 800},
+    # ConnectX-8 runs Ethernet as 2 x 400GbE only (its firmware release notes), so the 800G
+    # RoCE default is two planes of 400G, as in the DGX B300 Spectrum-4 reference architecture.
+    "roce-800g": {
+        "switch_sku": "nvidia-sn5600",
+        "nic_sku": "cx8-xdr-800g",
+        "nic_speed_gbps": 800,
+        "planes": 2,
+    },
 }
 
 
@@ -124,6 +131,16 @@ class Fabric(SpecModel):
     topology: Literal["rail-optimized", "leaf-spine", "fat-tree-3tier"] = spec_field(
         "rail-optimized", unit="enum", description="Switch topology of the compute fabric."
     )
+    tiers: Literal["auto", 2, 3] = spec_field(
+        "auto",
+        unit="enum",
+        description=(
+            "Switch tiers of the compute fabric: 2 = leaf and spine, 3 = leaf, spine and core; "
+            "the engine builds exactly that or rejects the design naming why. auto = the fewest "
+            "switches (two tiers while the leaves fit under one spine layer; fat-tree-3tier "
+            "topology: pods joined by a core)."
+        ),
+    )
     technology: Technology = spec_field(
         "infiniband-ndr", unit="enum", description="Link technology and generation."
     )
@@ -135,6 +152,30 @@ class Fabric(SpecModel):
             "RoCE nvidia-sn5600)."
         ),
         pattern=CATALOG_ID_PATTERN,
+    )
+    spine_switch_sku: str | None = spec_field(
+        None,
+        unit="catalog id",
+        description=(
+            "Catalog switch of the spine tier when it differs from the leaf (a larger box or a "
+            "modular chassis); null = switch_sku. Its ports must carry the leaf uplinks' speed."
+        ),
+        pattern=CATALOG_ID_PATTERN,
+    )
+    core_switch_sku: str | None = spec_field(
+        None,
+        unit="catalog id",
+        description=("Catalog switch of the core tier (three tiers); null = the spine's switch."),
+        pattern=CATALOG_ID_PATTERN,
+    )
+    leaf_uplink_speed_gbps: PortSpeedGbps | None = spec_field(
+        None,
+        unit="Gb/s",
+        description=(
+            "Speed of the leaf uplinks (and every link above) when it differs from the node "
+            "links: e.g. 400G NICs on broken-out 800G ports with 800G uplinks. null = the node "
+            "link speed. The leaf's ports are split between the two speeds."
+        ),
     )
     nic_sku: str = spec_field(
         "cx7-ndr-400g",
@@ -219,6 +260,13 @@ class Fabric(SpecModel):
                 f"{self.technology} runs at most {line_rate} Gb/s per port "
                 f"(got {self.nic_speed_gbps})",
                 {"le": line_rate},
+            )
+        if self.tiers == 2 and self.topology == "fat-tree-3tier":
+            issues.add(
+                "tiers",
+                "topology fat-tree-3tier builds three tiers; choose tiers 3 or auto, or a "
+                "rail-optimized / leaf-spine topology for two tiers",
+                {"one_of": ["auto", 3]},
             )
         issues.raise_if_any()
         return self

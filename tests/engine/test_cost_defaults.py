@@ -102,10 +102,11 @@ def test_switching_gpu_vendor_never_adds_another_vendors_licence(gpu_id, stack):
 def test_nvidia_ai_enterprise_on_an_amd_design_stops_with_one_error():
     doc = example("h100-256-onprem-starter")
     doc["compute"] = {**doc["compute"], "gpu_sku": "mi300x-192gb", "system_sku": None}
+    doc["compute"]["nvlink_domain"] = {"kind": "custom", "gpus": 8}  # Infinity Fabric mesh
     doc["economics"]["gpu_software_licence"] = "nvidia-ai-enterprise"
     with pytest.raises(SpecValidationError) as caught:
         validate_design(doc)
-    assert "economics.gpu_software_licence" in [e["path"] for e in caught.value.errors]
+    assert [e["path"] for e in caught.value.errors] == ["economics.gpu_software_licence"]
 
 
 # --- staff by scale -------------------------------------------------------------------------------

@@ -301,6 +301,7 @@ def test_hbm_is_carved_out_of_the_textbook_gpu_module_rate():
     # Textbook path: no fleet measurement for AMD CDNA 3 (MI300X).
     doc = _a100_cluster(256)
     doc["compute"]["gpu_sku"] = "mi300x-192gb"
+    doc["compute"]["nvlink_domain"] = {"kind": "custom", "gpus": 8}  # Infinity Fabric mesh
     result = _evaluate(doc)
     by = {c["component"]: c for c in result["components"]}
     module = by["gpu"]["failures_per_unit_year"] + by["hbm"]["failures_per_unit_year"]

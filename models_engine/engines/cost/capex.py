@@ -248,6 +248,30 @@ def _catalog_unit_price(catalog: Catalog, line: BomLine) -> Price | None:
     return None
 
 
+SWITCH_ALLOWANCE = "switch-allowance-usd-per-tbps"
+
+
+def _switch_allowance(catalog: Catalog, assumptions: Assumptions, line: BomLine) -> Price | None:
+    """Capacity x the per-Tb/s allowance for a catalog switch that has no price, line by line,
+    so a line's allowance never depends on the other lines (a mixed spine and leaf, or a
+    partly priced tier, is each priced for its own capacity)."""
+    switch = catalog.switches.get(line.catalog_id) if line.catalog_id else None
+    if line.category != "switch" or switch is None:
+        return None
+    rate = assumptions.number(SWITCH_ALLOWANCE)
+    return Price(
+        rate * switch.switching_capacity_tbit_per_s, assumption_trace(assumptions, SWITCH_ALLOWANCE)
+    )
+
+
+def _switch_allowance_note(catalog: Catalog, line: BomLine) -> str:
+    switch = catalog.switches[line.catalog_id]
+    return (
+        f"allowance: {switch.switching_capacity_tbit_per_s:g} Tb/s x the per-Tb/s switch "
+        "allowance (no catalog, design or team price)"
+    )
+
+
 def _bom_line(line: BomLine, part: str, price: Price, note: str | None = None) -> CostLine:
     unit = price.usd
     return CostLine(
@@ -333,7 +357,13 @@ def bom_lines(inputs: CostInputs, catalog: Catalog, assumptions: Assumptions) ->
                         "unit price given by the fabric engine (not in the catalog)",
                     ),
                 )
-            lines.append(_bom_line(line, part, price or Price(None, UNPRICED)))
+            if price is None:
+                price = _switch_allowance(catalog, assumptions, line)
+            cost_line = _bom_line(line, part, price or Price(None, UNPRICED))
+            if price is not None and price.trace.ref == SWITCH_ALLOWANCE:
+                cost_line.extra["allowance"] = True
+                cost_line = replace(cost_line, note=_switch_allowance_note(catalog, line))
+            lines.append(cost_line)
         if site is not None:
             lines += _default_scale_up(inputs, site, lines)
             lines = _with_allowances(inputs, site, assumptions, lines)
@@ -398,12 +428,25 @@ def _default_scale_up(
 
 
 def _allowance(
-    assumptions: Assumptions, category: str, site: SiteInputs, uncovered: list[CostLine]
+    assumptions: Assumptions,
+    category: str,
+    site: SiteInputs,
+    uncovered: list[CostLine],
+    priced_usd: float,
 ) -> CostLine:
+    """The allowance for a category's unpriced compute-fabric lines at a site.
+
+    NICs: the per-port allowance x the unpriced ports. Switches and optics: the spreadsheet's
+    per-GPU cost of the whole category at the site's tiers, less what the category's priced
+    lines already cost (never below zero), so a priced line added to the category can only
+    replace allowance, never drop the total below what it was.
+    """
     if category == "nic":
         quantity = sum(line.quantity or 0.0 for line in uncovered)
         unit_price = assumptions.number("nic-allowance-usd-per-port")
         assumption_id, unit, label = "nic-allowance-usd-per-port", "NIC ports", "NICs"
+        total_usd = unit_price * quantity
+        note = "stands in for the unpriced lines marked covered_by_allowance"
     else:
         key = ALLOWANCE_KEYS[category]
         tiers = min(3, max(1, site.fabric_tiers))  # the spreadsheet has 1 to 3 tiers
@@ -411,6 +454,13 @@ def _allowance(
         unit_price = assumptions.number("network-allowance-usd-per-gpu", f"{key}-{tiers}-tier")
         assumption_id, unit = "network-allowance-usd-per-gpu", "GPUs"
         label = f"{key.replace('-', ' and ')} ({tiers}-tier)"
+        whole = unit_price * quantity
+        total_usd = max(0.0, whole - priced_usd)
+        note = "stands in for the unpriced lines marked covered_by_allowance"
+        if priced_usd > 0:
+            note += (
+                f" (category allowance {whole:,.0f} USD less {priced_usd:,.0f} USD of priced lines)"
+            )
     return CostLine(
         part="network",
         item=f"allowance for unpriced compute-fabric {label}, site {site.id}",
@@ -418,19 +468,19 @@ def _allowance(
         quantity=quantity,
         unit=unit,
         unit_price_usd=unit_price,
-        total_usd=unit_price * quantity,
+        total_usd=total_usd,
         trace=assumption_trace(assumptions, assumption_id),
         depreciation=HARDWARE,
         site=site.id,
-        note="stands in for the unpriced lines marked covered_by_allowance",
+        note=note,
+        extra={"allowance": True},
     )
 
 
 def _with_allowances(
     inputs: CostInputs, site: SiteInputs, assumptions: Assumptions, lines: list[CostLine]
 ) -> list[CostLine]:
-    """One allowance line per category whose compute-fabric lines at the site are all
-    unpriced."""
+    """One allowance line per category with unpriced compute-fabric lines at the site."""
     out = list(lines)
     for category in (*ALLOWANCE_KEYS, "nic"):
         compute = [
@@ -441,12 +491,54 @@ def _with_allowances(
             and line.extra.get("network") in (None, "compute")
             and line.trace.kind != "included"
         ]
-        if not compute or any(out[i].priced for i in compute):
+        unpriced_lines = [i for i in compute if not out[i].priced]
+        if not unpriced_lines:
             continue
-        for i in compute:
-            out[i] = replace(out[i], covered_by_allowance=True)
-        out.append(_allowance(assumptions, category, site, [out[i] for i in compute]))
+        priced_usd = sum(out[i].total_usd or 0.0 for i in compute if out[i].priced)
+        allowance = _allowance(
+            assumptions, category, site, [out[i] for i in unpriced_lines], priced_usd
+        )
+        if allowance.total_usd:  # an exhausted allowance covers nothing: lines stay unpriced
+            for i in unpriced_lines:
+                out[i] = replace(out[i], covered_by_allowance=True)
+        out.append(allowance)
     return out
+
+
+def capex_completeness(lines: list[CostLine]) -> dict:
+    """How much of a capex total rests on prices (catalog, override, design, sourced
+    assumption) and how much on allowances, and which lines have neither.
+
+    `priced_share_by_value` = (total - allowance lines) / total; lines with no price and no
+    allowance have no value to count, so they are listed and counted, never hidden.
+    """
+    total_usd = sum(line.total_usd or 0.0 for line in lines)
+    allowances = [line for line in lines if line.extra.get("allowance")]
+    allowance_usd = sum(line.total_usd or 0.0 for line in allowances)
+    uncovered = [line for line in lines if not line.priced and not line.covered_by_allowance]
+    return {
+        "total_usd": total_usd,
+        "allowance_usd": allowance_usd,
+        "priced_share_by_value": (total_usd - allowance_usd) / total_usd if total_usd else None,
+        "allowance_lines": [
+            {
+                "item": line.item,
+                "site": line.site,
+                "total_usd": line.total_usd,
+                "price_source": line.trace.price_source,
+            }
+            for line in allowances
+        ],
+        "covered_by_allowance_count": sum(1 for line in lines if line.covered_by_allowance),
+        "unpriced_not_covered": [
+            {"item": line.item, "part": line.part, "site": line.site} for line in uncovered
+        ],
+        "complete": not uncovered,
+        "basis": (
+            "share of capex priced from the catalog, a design or team price, or a sourced "
+            "assumption; the rest is allowances, each listed with its source"
+        ),
+    }
 
 
 def storage_lines(

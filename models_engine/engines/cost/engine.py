@@ -16,6 +16,7 @@ from models_engine.engines.storage.result import StorageResult
 from models_engine.spec import DesignSpec
 
 from .assumptions import load_assumptions
+from .capex import capex_completeness
 from .cashflow import HOURS_PER_MONTH, npv_of_monthly
 from .cloud import OVERRIDE, market_range
 from .footprint import footprint
@@ -238,6 +239,7 @@ def evaluate_cost(
     applies = scenario.design_term is None
     inference = _inference(scenario, inputs)
     sites = site_breakdown(scenario, inputs, carbon)
+    complete = capex_completeness(list(scenario.design_capex))
 
     return CostResult.model_validate(
         {
@@ -265,9 +267,12 @@ def evaluate_cost(
                     1 for item in missing if not item["covered_by_allowance"]
                 ),
                 "all_lines_priced": not missing,
+                "capex_priced_share_by_value": complete["priced_share_by_value"],
+                "allowance_lines_count": len(complete["allowance_lines"]),
                 "warnings": _warnings(scenario, missing),
             },
             "unpriced_items": missing,
+            "completeness": complete,
             "capex": {
                 "basis": f"{scenario.owned_model} build",
                 "applies_to_design": applies,

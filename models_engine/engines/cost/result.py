@@ -26,6 +26,8 @@ class CostSummary(ResultPart):
     unpriced_items_count: int
     unpriced_not_covered_count: int
     all_lines_priced: bool
+    capex_priced_share_by_value: float | None = None
+    allowance_lines_count: int = 0
     warnings: list[str]
 
 
@@ -66,6 +68,7 @@ class TrainingRun(ResultPart):
 class CostResult(EngineResult):
     summary: CostSummary
     unpriced_items: list[JsonDict]
+    completeness: JsonDict = {}
     capex: JsonDict
     opex: JsonDict
     by_site: list[SiteCost]

@@ -72,6 +72,33 @@ def switch_chassis_power_w(switch) -> tuple[float | None, float | None, str | No
     return typical, maximum, note
 
 
+def switch_power_allowance_w(switch, catalog) -> tuple[float, float, str] | None:
+    """(typical W, max chassis W, note) for a switch with no published power: the watts per
+    Tb/s of switching capacity of the newest catalog switch of the same protocol that has
+    figures, times this switch's capacity. An allowance, marked so in the note; None when no
+    peer has figures. Newer SerDes draw fewer W per Tb/s, so it errs high (safe for
+    provisioning)."""
+    peers = [
+        entry
+        for entry in catalog.switches.values()
+        if entry.fabric == switch.fabric
+        and entry.form == "switch"
+        and entry.id != switch.id
+        and entry.power_typical_w
+    ]
+    if not peers:
+        return None
+    peer = max(peers, key=lambda entry: (entry.port_speed_gbit_per_s, entry.id))
+    peer_typical, peer_max, _ = switch_chassis_power_w(peer)
+    scale = switch.switching_capacity_tbit_per_s / peer.switching_capacity_tbit_per_s
+    note = (
+        f"allowance: no published power; {peer.id} figures x {scale:.2f} "
+        f"({switch.switching_capacity_tbit_per_s:g} / {peer.switching_capacity_tbit_per_s:g} "
+        "Tb/s switching capacity)"
+    )
+    return peer_typical * scale, (peer_max or peer_typical) * scale, note
+
+
 def sum_field(lines: list[dict], key: str, **where) -> float:
     """Sum of `key` over lines matching `where`, treating unknown (null) as 0."""
     total = 0.0

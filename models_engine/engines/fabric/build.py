@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bom import bom_line, switch_chassis_power_w
+from .bom import bom_line, switch_chassis_power_w, switch_power_allowance_w
 from .cabling import (
     LinkGroup,
     fiber_of,
@@ -49,14 +49,32 @@ class NetworkBuild:
 TIER_NAMES = ("leaf", "spine", "core")
 
 
+@dataclass(frozen=True)
+class TierPorts:
+    """How one tier's switch packs links: links per native port, ports per cage, the speed of
+    the module in one cage and whether a cage holds two links."""
+
+    lpnp: int
+    ppc: int
+    cage_speed: float
+    twin: bool
+
+
+def tier_ports(switch, mode) -> TierPorts:
+    lpnp = mode.links_per_native_port
+    ppc = ports_per_cage(switch)
+    return TierPorts(lpnp, ppc, switch_cage_speed(mode, ppc), ppc == 2 or lpnp == 2)
+
+
 def build_network(
     *, name: str, catalog, switch, sizing: PlaneSizing, planes: int, ends: NodeEnds
 ) -> NetworkBuild:
-    plan, attach, mode = sizing.plan, sizing.attachment, sizing.mode
-    lpnp = mode.links_per_native_port
-    ppc = ports_per_cage(switch)
-    cage_speed = switch_cage_speed(mode, ppc)
-    twin_cage = ppc == 2 or lpnp == 2
+    """`switch`: one switch for every tier, or a dict tier -> switch (leaf, spine, core)."""
+    switches = switch if isinstance(switch, dict) else dict.fromkeys(TIER_NAMES, switch)
+    plan, attach = sizing.plan, sizing.attachment
+    ports = {tier: tier_ports(switches[tier], sizing.tier_mode(tier)) for tier in TIER_NAMES}
+    lpnp, ppc = ports["leaf"].lpnp, ports["leaf"].ppc
+    cage_speed, twin_cage = ports["leaf"].cage_speed, ports["leaf"].twin
 
     node_medium = medium_for(ends.distance_m)
     # Fabric-manager links go into a free node slot of the last unit (DGX SuperPOD H100: 31
@@ -106,43 +124,51 @@ def build_network(
         add_modules(("extra", sizing.leaf_down_gbps, fiber, False), extra)
 
     # Switch-to-switch tiers.
-    upper = upper_tier_usage(plan, lpnp, ppc)
+    leaf_up = tier_ports(switches["leaf"], sizing.up_mode)  # may run at its own speed
+    packing = {tier: (p.lpnp, p.ppc) for tier, p in ports.items()}
+    upper = upper_tier_usage(plan, {**packing, "leaf": (leaf_up.lpnp, leaf_up.ppc)})
+    link_gbps = sizing.up_mode.speed_gbps  # leaf uplinks, and every link above them
     if plan.leaf_up:
         medium = medium_for(LINK_DISTANCE_M["leaf-spine"])
-        switch_cages = (upper["leaf"].cages_up + upper["spine"].cages_down) * planes
+        below, above = upper["leaf"].cages_up * planes, upper["spine"].cages_down * planes
         groups["leaf_spine"] = LinkGroup(
             "leaf-spine",
             plan.links_leaf_spine * planes,
-            mode.speed_gbps,
+            link_gbps,
             upper["leaf"].native_up * planes,
             medium,
             LINK_DISTANCE_M["leaf-spine"],
-            switch_cages=switch_cages,
+            switch_cages=below + above,
         )
-        add_modules(("switch", cage_speed, fiber_of(medium), twin_cage), switch_cages)
+        for tier_port, count in ((leaf_up, below), (ports["spine"], above)):
+            add_modules(("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin), count)
     if plan.cores:
         medium = medium_for(LINK_DISTANCE_M["spine-core"])
-        switch_cages = (upper["spine"].cages_up + upper["core"].cages_down) * planes
+        below, above = upper["spine"].cages_up * planes, upper["core"].cages_down * planes
         groups["spine_core"] = LinkGroup(
             "spine-core",
             plan.links_spine_core * planes,
-            mode.speed_gbps,
+            link_gbps,
             upper["spine"].native_up * planes,
             medium,
             LINK_DISTANCE_M["spine-core"],
-            switch_cages=switch_cages,
+            switch_cages=below + above,
         )
-        add_modules(("switch", cage_speed, fiber_of(medium), twin_cage), switch_cages)
+        for tier, count in (("spine", below), ("core", above)):
+            tier_port = ports[tier]
+            add_modules(("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin), count)
 
     tiers = _tiers(sizing, planes, node_native, upper)
-    bom = _switch_lines(name, switch, tiers) + _module_lines(name, catalog, modules)
+    for tier in tiers:
+        tier["switch_sku"] = switches[tier["tier"]].id
+    bom = _switch_lines(name, switches, tiers, catalog) + _module_lines(name, catalog, modules)
     bom += _cable_lines(name, groups, catalog, twin_cage)
-    return NetworkBuild(name, switch.id, sizing, planes, groups, tiers, bom, placed)
+    return NetworkBuild(name, switches["leaf"].id, sizing, planes, groups, tiers, bom, placed)
 
 
 def _tiers(sizing: PlaneSizing, planes: int, node_native: int, upper: dict) -> list[dict]:
     """Switches and native ports total / used / free per tier, all planes."""
-    plan, mode = sizing.plan, sizing.mode
+    plan = sizing.plan
     used = {
         "leaf": node_native + upper["leaf"].native_up * planes,
         "spine": (upper["spine"].native_down + upper["spine"].native_up) * planes,
@@ -154,6 +180,7 @@ def _tiers(sizing: PlaneSizing, planes: int, node_native: int, upper: dict) -> l
         count = counts[tier] * planes
         if not count:
             continue
+        mode = sizing.tier_mode(tier)
         total = count * mode.native_ports
         tiers.append(
             {
@@ -170,24 +197,27 @@ def _tiers(sizing: PlaneSizing, planes: int, node_native: int, upper: dict) -> l
     return tiers
 
 
-def _switch_lines(network: str, switch, tiers: list[dict]) -> list[dict]:
+def _switch_lines(network: str, switches: dict, tiers: list[dict], catalog) -> list[dict]:
+    return [_switch_line(network, switches[tier["tier"]], tier, catalog) for tier in tiers]
+
+
+def _switch_line(network: str, switch, tier: dict, catalog) -> dict:
     typical, maximum, note = switch_chassis_power_w(switch)
-    return [
-        bom_line(
-            item=f"{network} {tier['tier']} switch: {switch.name}",
-            catalog_id=switch.id,
-            category="switch",
-            network=network,
-            quantity=tier["switches"],
-            unit_power_w=typical,
-            unit_power_max_w=maximum,
-            unit_price_usd=switch.price_usd,
-            placement="network rack",
-            rack_units=switch.rack_units,
-            note=note,
-        )
-        for tier in tiers
-    ]
+    if typical is None and maximum is None:
+        typical, maximum, note = switch_power_allowance_w(switch, catalog) or (None, None, None)
+    return bom_line(
+        item=f"{network} {tier['tier']} switch: {switch.name}",
+        catalog_id=switch.id,
+        category="switch",
+        network=network,
+        quantity=tier["switches"],
+        unit_power_w=typical,
+        unit_power_max_w=maximum,
+        unit_price_usd=switch.price_usd,
+        placement="network rack",
+        rack_units=switch.rack_units,
+        note=note,
+    )
 
 
 _SIDE_LABEL = {

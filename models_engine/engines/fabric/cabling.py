@@ -154,13 +154,15 @@ def leaf_down_usage(attach, lpnp: int, ppc: int, extra_links: int) -> SwitchPort
     return SwitchPorts(native_down=native, cages_down=cage_count)
 
 
-def upper_tier_usage(plan, lpnp: int, ppc: int) -> dict[str, SwitchPorts]:
+def upper_tier_usage(plan, packing: dict[str, tuple[int, int]]) -> dict[str, SwitchPorts]:
     """Native ports and populated cages on the leaf uplinks, spines and cores of one plane.
 
     Each leaf lands leaf_up / spines_per_pod links on every spine of its pod, each spine
     spine_up / cores_per_group on every core of its group; a switch's links are packed into
-    native ports (two 400G links per 800G port when broken out).
+    native ports (two 400G links per 800G port when broken out). `packing` gives each tier's
+    (links per native port, ports per cage), as each tier may be its own switch.
     """
+    lpnp, ppc = packing["leaf"]
     leaf_up_native = native_ports(plan.leaf_up, lpnp)
     usage = {
         "leaf": SwitchPorts(
@@ -176,6 +178,7 @@ def upper_tier_usage(plan, lpnp: int, ppc: int) -> dict[str, SwitchPorts]:
         plan.leaves - (plan.pods - 1) * plan.leaves_per_pod
     ]
     down_native = down_cages = 0
+    lpnp, ppc = packing["spine"]
     for leaves in per_pod_leaves:
         per_spine = native_ports(leaves * plan.leaf_up // plan.spines_per_pod, lpnp)
         down_native += plan.spines_per_pod * per_spine
@@ -188,6 +191,7 @@ def upper_tier_usage(plan, lpnp: int, ppc: int) -> dict[str, SwitchPorts]:
         cages_up=plan.spines * cages(up_native, ppc),
     )
     if plan.cores:
+        lpnp, ppc = packing["core"]
         per_core = native_ports(plan.pods * plan.spine_up // plan.cores_per_group, lpnp)
         usage["core"] = SwitchPorts(
             native_down=plan.cores * per_core, cages_down=plan.cores * cages(per_core, ppc)

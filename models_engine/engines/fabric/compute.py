@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models_engine.spec import SpecValidationError
+from models_engine.spec.errors import error
 from models_engine.systems import SystemFigures, nodes_per_rack
 
 from .build import NetworkBuild, NodeEnds, build_network
 from .clos import port_mode_for
 from .data import FABRIC_MANAGER_LINKS, LINK_DISTANCE_M, TWIN_PORT_NODE_SYSTEMS
-from .sizing import PlaneSizing, max_nodes, size_plane
+from .sizing import PlaneSizing, TierIntentError, max_nodes, size_plane
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,31 @@ class ComputeFabric:
         return self.build.sizing
 
 
+def tier_switches(fabric, catalog) -> dict:
+    """The switch of each tier: the leaf's switch_sku, the spine's spine_switch_sku (or the
+    leaf's), the core's core_switch_sku (or the spine's)."""
+    leaf = catalog.get("switches", fabric.switch_sku)
+    spine = catalog.get("switches", fabric.spine_switch_sku) if fabric.spine_switch_sku else leaf
+    core = catalog.get("switches", fabric.core_switch_sku) if fabric.core_switch_sku else spine
+    return {"leaf": leaf, "spine": spine, "core": core}
+
+
 def plan_compute_sizing(
-    fabric, nodes: int, switch, node_link_gbps: float | None = None
+    fabric, nodes: int, switch, node_link_gbps: float | None = None, switches: dict | None = None
 ) -> PlaneSizing:
+    """One plane of the compute fabric. `switches` (tier -> switch) gives the spine and core
+    their own switches; their ports run at the leaf uplinks' speed."""
     link = fabric.nic_speed_gbps / fabric.planes
     mode = port_mode_for(switch, link)
+    up_speed = fabric.leaf_uplink_speed_gbps
+    up_mode = port_mode_for(switch, up_speed) if up_speed else None
+    up_speed = (up_mode or mode).speed_gbps
+    switches = switches or {}
+    spine = switches.get("spine", switch)
+    own_spine = spine is not switch or up_mode is not None
+    spine_mode = port_mode_for(spine, up_speed) if own_spine else None
+    core = switches.get("core", spine)
+    core_mode = port_mode_for(core, up_speed) if core is not spine else spine_mode
     return size_plane(
         nodes=nodes,
         ports_per_node=fabric.nics_per_node,
@@ -46,7 +68,48 @@ def plan_compute_sizing(
         node_link_gbps=node_link_gbps or min(link, mode.speed_gbps),
         leaf_oversubscription=fabric.oversubscription.leaf,
         spine_oversubscription=fabric.oversubscription.spine,
+        tiers=fabric.tiers,
+        spine_mode=spine_mode,
+        core_mode=core_mode,
+        leaf_up_mode=up_mode,
     )
+
+
+def tier_intent_message(fabric, switch, exc: TierIntentError, spine=None) -> str:
+    """Why the stated tier count cannot be built, in the architect's terms (endpoints = NIC
+    ports on one plane). `spine`: the spine's own switch, when it differs from the leaf."""
+    ports = fabric.nics_per_node
+    mode = port_mode_for(switch, fabric.nic_speed_gbps / fabric.planes)
+    box = f"{switch.name} ({mode.ports} ports at {mode.speed_gbps:g}G)"
+    if spine is not None and spine is not switch:
+        spine_mode = port_mode_for(spine, mode.speed_gbps)
+        box += f" leaves under {spine.name} ({spine_mode.ports} ports) spines"
+    if exc.tiers == 2:
+        ratio = f"{fabric.oversubscription.leaf:g}:1"
+        plane = " per plane" if fabric.planes > 1 else ""
+        return (
+            f"2 tiers of {box} hold at most {exc.max_nodes * ports:,} endpoints{plane} at "
+            f"{ratio} leaf oversubscription; this design needs {exc.nodes * ports:,} "
+            f"({exc.nodes:,} nodes x {ports} ports): choose tiers 3 or auto, a larger switch, "
+            "or more leaf oversubscription"
+        )
+    return (
+        f"3 tiers: the {exc.nodes:,} nodes fit in one pod of up to {exc.leaves_per_pod} leaves "
+        f"of {box} under one spine layer, so there is no core tier to build: choose tiers 2 "
+        "or auto"
+    )
+
+
+def sized_or_error(fabric, nodes: int, switches: dict) -> PlaneSizing:
+    """plan_compute_sizing, with a stated tier count it cannot build as a spec error."""
+    switch = switches["leaf"]
+    try:
+        return plan_compute_sizing(fabric, nodes, switch, switches=switches)
+    except TierIntentError as exc:
+        message = tier_intent_message(fabric, switch, exc, switches["spine"])
+        raise SpecValidationError(
+            [error("fabric.tiers", message, {"one_of": ["auto", 2, 3]})]
+        ) from exc
 
 
 def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_kw: float):
@@ -59,9 +122,9 @@ def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_
 
 def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     fabric, compute = spec.fabric, spec.compute
-    switch = catalog.get("switches", fabric.switch_sku)
+    switches = tier_switches(fabric, catalog)
     nodes = compute.gpu_count // compute.gpus_per_node
-    sizing = plan_compute_sizing(fabric, nodes, switch)
+    sizing = sized_or_error(fabric, nodes, switches)
     fm_links = FABRIC_MANAGER_LINKS if fabric.technology.startswith("infiniband") else 0
     ends = NodeEnds(
         nodes=nodes,
@@ -75,7 +138,7 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     build = build_network(
         name="compute",
         catalog=catalog,
-        switch=switch,
+        switch=switches,
         sizing=sizing,
         planes=fabric.planes,
         ends=ends,
@@ -119,11 +182,25 @@ def capacity_gpus(cf: ComputeFabric) -> dict[str, int]:
 def growth_step(spec, catalog, cf: ComputeFabric) -> dict:
     """What the next scalable unit (rail) or leaf (ToR) adds, against the current full units."""
     attach = cf.sizing.attachment
-    switch = catalog.get("switches", spec.fabric.switch_sku)
+    switches = tier_switches(spec.fabric, catalog)
+    switch = switches["leaf"]
     per_unit = attach.nodes_per_unit or 1
-    now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps)
-    nxt = plan_compute_sizing(spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps)
+    now = plan_compute_sizing(spec.fabric, attach.units * per_unit, switch, cf.link_gbps, switches)
+    try:
+        nxt = plan_compute_sizing(
+            spec.fabric, (attach.units + 1) * per_unit, switch, cf.link_gbps, switches
+        )
+    except TierIntentError:  # the next unit needs more tiers than the design states
+        nxt = None
     planes = cf.planes
+    if nxt is None:
+        return {
+            "unit": "scalable unit" if attach.kind == "rail" else "leaf",
+            "adds_nodes": per_unit,
+            "adds_gpus": per_unit * cf.gpus_per_node,
+            "exceeds_stated_tiers": True,
+            "changes_tiers": True,
+        }
 
     def delta(attr: str) -> int:
         return (getattr(nxt.plan, attr) - getattr(now.plan, attr)) * planes

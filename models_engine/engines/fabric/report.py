@@ -110,13 +110,13 @@ def equal_links_block(cf: ComputeFabric) -> dict:
 
 def diagram(cf: ComputeFabric, scale_up: dict) -> dict:
     counts = _counts(cf)
-    mode = cf.sizing.mode
+    sizing = cf.sizing
     tiers = [
         {
             "name": name,
             "switches": counts[name],
-            "ports_per_switch": mode.native_ports,
-            "port_speed_gbps": mode.native_speed_gbps,
+            "ports_per_switch": sizing.tier_mode(name).native_ports,
+            "port_speed_gbps": sizing.tier_mode(name).native_speed_gbps,
         }
         for name in ("core", "spine", "leaf")
         if counts[name]

@@ -85,10 +85,23 @@ class PlaneSizing:
     leaf_down_gbps: float  # speed of a node link
     requested_leaf_oversubscription: float
     requested_spine_oversubscription: float
+    spine_mode: PortMode | None = None  # None: the leaf's switch and port mode
+    core_mode: PortMode | None = None  # None: the spine's
+    leaf_up_mode: PortMode | None = None  # None: the leaf's uplinks run like its downlinks
+
+    @property
+    def up_mode(self) -> PortMode:
+        """The port mode of the leaf uplinks (the speed of every link above the leaves)."""
+        return self.leaf_up_mode or self.mode
 
     @property
     def radix(self) -> int:
         return self.mode.ports
+
+    def tier_mode(self, tier: str) -> PortMode:
+        """The port mode of a tier's switch ("leaf", "spine" or "core")."""
+        spine = self.spine_mode or self.mode
+        return {"leaf": self.mode, "spine": spine, "core": self.core_mode or spine}[tier]
 
     @property
     def leaf_oversubscription(self) -> float:
@@ -96,7 +109,7 @@ class PlaneSizing:
         if self.plan.leaf_up == 0:
             return 1.0
         down = self.attachment.leaf_down * self.leaf_down_gbps
-        return down / (self.plan.leaf_up * self.mode.speed_gbps)
+        return down / (self.plan.leaf_up * self.up_mode.speed_gbps)
 
     @property
     def spine_oversubscription(self) -> float:
@@ -109,6 +122,28 @@ def _attach(kind: str, nodes: int, ports_per_node: int, leaf_down: int) -> Attac
     if kind == "rail":
         return attach_rail(nodes, ports_per_node, leaf_down)
     return attach_tor(nodes, ports_per_node, leaf_down)
+
+
+class TierIntentError(ValueError):
+    """The stated tier count cannot hold this plane's nodes (2 tiers) or needs no core (3)."""
+
+    def __init__(self, tiers: int, nodes: int, max_nodes: int, leaves_per_pod: int = 0) -> None:
+        self.tiers = tiers
+        self.nodes = nodes
+        self.max_nodes = max_nodes
+        self.leaves_per_pod = leaves_per_pod
+        super().__init__(f"{tiers} tiers cannot build {nodes} nodes (limit {max_nodes})")
+
+
+def two_tier_max_nodes(kind: str, ports_per_node: int, radix: int, leaf_down: int) -> int:
+    """Most nodes two tiers hold: at most R leaves (R = the spine's ports), each spine port one
+    leaf uplink (clos.two_tier_plan); rail leaves come in whole units of `ports_per_node`."""
+    if kind == "rail":
+        return (radix // ports_per_node) * leaf_down
+    per_leaf = leaf_down // ports_per_node
+    if per_leaf == 0:  # a node's ports spread over several leaves
+        return radix * leaf_down // ports_per_node
+    return radix * per_leaf
 
 
 def _single_switch(kind: str, nodes: int, ports_per_node: int, radix: int) -> bool:
@@ -126,14 +161,26 @@ def size_plane(
     node_link_gbps: float,
     leaf_oversubscription: float,
     spine_oversubscription: float,
+    tiers: str | int = "auto",
+    spine_mode: PortMode | None = None,
+    core_mode: PortMode | None = None,
+    leaf_up_mode: PortMode | None = None,
 ) -> PlaneSizing:
     """Fewest-switch plan for `nodes` with `ports_per_node` links each on this plane.
 
     Ties go to fewer uplinks (the oversubscription the user asked for). Two tiers are used while
-    the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier).
+    the leaves fit under one spine layer, unless `force_three_tier` (fat-tree-3tier). A stated
+    `tiers` (2 or 3) is built exactly, even where one switch would do, or TierIntentError says
+    why it cannot be. `leaf_up_mode`: the leaf's uplinks run at their own speed (e.g. 400G
+    downlinks broken out of 800G ports, 800G uplinks): the split is then made in native ports.
     """
     radix = mode.ports
-    if _single_switch(attachment, nodes, ports_per_node, radix):
+    up_mode = leaf_up_mode or mode
+    spine_mode = spine_mode or mode
+    core_mode = core_mode or spine_mode
+    spine_radix, core_radix = spine_mode.ports, core_mode.ports
+    force_three_tier = force_three_tier or tiers == 3
+    if tiers == "auto" and _single_switch(attachment, nodes, ports_per_node, radix):
         attach = Attachment(
             attachment, radix, 1, 1, 1, nodes, nodes * ports_per_node, 0, ports_per_node
         )
@@ -145,31 +192,38 @@ def size_plane(
             leaf_oversubscription,
             spine_oversubscription,
         )
-    multiple = mode.links_per_native_port
     spine_ups = uplink_candidates(
-        radix, spine_oversubscription, mode.speed_gbps, mode.speed_gbps, multiple
+        spine_radix,
+        spine_oversubscription,
+        up_mode.speed_gbps,
+        up_mode.speed_gbps,
+        spine_mode.links_per_native_port,
     )
+    splits = leaf_splits(mode, up_mode, node_link_gbps, leaf_oversubscription)
     best: tuple[tuple[int, int, int], Attachment, ClosPlan] | None = None
-    for leaf_up in uplink_candidates(
-        radix, leaf_oversubscription, node_link_gbps, mode.speed_gbps, multiple
-    ):
-        attach = _attach(attachment, nodes, ports_per_node, radix - leaf_up)
+    for leaf_up, leaf_down in splits:
+        attach = _attach(attachment, nodes, ports_per_node, leaf_down)
         plans: list[ClosPlan] = []
-        two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, radix)
+        two = None if force_three_tier else two_tier_plan(attach.leaves, leaf_up, spine_radix)
         if two is not None:
             plans.append(two)
-        else:
+        elif tiers != 2:
             for spine_up in spine_ups:
-                spine_down = radix - spine_up
+                spine_down = spine_radix - spine_up
                 pod = pod_leaves_for(spine_down, attach.leaves_per_unit)
                 plans.append(
-                    three_tier_plan(attach.leaves, leaf_up, spine_down, spine_up, radix, pod)
+                    three_tier_plan(attach.leaves, leaf_up, spine_down, spine_up, core_radix, pod)
                 )
         for plan in plans:
             key = (plan.switches, leaf_up, plan.spine_up)
             if best is None or key < best[0]:
                 best = (key, attach, plan)
-    assert best is not None
+    if best is None:  # only a stated two tiers leaves no plan
+        most_down = splits[0][1]
+        limit = two_tier_max_nodes(attachment, ports_per_node, spine_radix, most_down)
+        raise TierIntentError(2, nodes, limit)
+    if tiers == 3 and not best[2].cores:
+        raise TierIntentError(3, nodes, 0, best[2].leaves_per_pod)
     return PlaneSizing(
         mode,
         best[1],
@@ -177,22 +231,56 @@ def size_plane(
         node_link_gbps,
         leaf_oversubscription,
         spine_oversubscription,
+        spine_mode,
+        core_mode,
+        leaf_up_mode,
     )
+
+
+def leaf_splits(
+    mode: PortMode, up_mode: PortMode, node_link_gbps: float, oversubscription: float
+) -> list[tuple[int, int]]:
+    """(uplinks, downlinks) of a leaf worth trying, fewest uplinks first.
+
+    One port mode: links of one speed out of `mode.ports`. Uplinks at their own speed: native
+    ports are split, each down port carrying links_per_native_port node links, each up port
+    its own number of uplinks (a 64 x 800G box: 32 ports as 64 x 400G down, 32 x 800G up).
+    """
+    if up_mode == mode:
+        ups = uplink_candidates(
+            mode.ports,
+            oversubscription,
+            node_link_gbps,
+            mode.speed_gbps,
+            mode.links_per_native_port,
+        )
+        return [(up, mode.ports - up) for up in ups]
+    down_per_port = mode.links_per_native_port
+    up_per_port = up_mode.links_per_native_port
+    native_ups = uplink_candidates(
+        mode.native_ports,
+        oversubscription,
+        node_link_gbps * down_per_port,
+        up_mode.speed_gbps * up_per_port,
+    )
+    return [(ups * up_per_port, (mode.native_ports - ups) * down_per_port) for ups in native_ups]
 
 
 def max_nodes(sizing: PlaneSizing, ports_per_node: int) -> dict[str, int]:
     """Largest node count this plane's port split reaches with two and with three tiers."""
     radix = sizing.radix
+    spine_radix = sizing.tier_mode("spine").ports
+    core_radix = sizing.tier_mode("core").ports
     attach = sizing.attachment
     leaf_down = attach.leaf_down if sizing.plan.leaf_up else radix // 2
     if attach.kind == "rail":
         per_leaf_nodes, per_unit_leaves = leaf_down, ports_per_node
     else:
         per_leaf_nodes, per_unit_leaves = max(leaf_down // ports_per_node, 0), 1
-    spine_down = sizing.plan.spine_down if sizing.plan.spine_up else radix // 2
+    spine_down = sizing.plan.spine_down if sizing.plan.spine_up else spine_radix // 2
     pod = pod_leaves_for(spine_down, per_unit_leaves)
-    two_tier_leaves = (radix // per_unit_leaves) * per_unit_leaves
-    three_tier_leaves = radix * pod
+    two_tier_leaves = (spine_radix // per_unit_leaves) * per_unit_leaves
+    three_tier_leaves = core_radix * pod
     if attach.kind == "rail":
         return {
             "two_tier": (two_tier_leaves // per_unit_leaves) * per_leaf_nodes,

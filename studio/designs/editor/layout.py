@@ -19,6 +19,8 @@ CATALOG_PICKERS = {
     "gpu_sku": "gpus",
     "system_sku": "systems",
     "switch_sku": "switches",
+    "spine_switch_sku": "switches",
+    "core_switch_sku": "switches",
     "nvlink_switch_sku": "switches",
     "nic_sku": "nics",
     "cooling": "cooling",
