@@ -17,6 +17,7 @@ from models_engine.engines.facility import liquid_cooling_errors
 from models_engine.hardware import GpuFigures, resolve_gpu
 from models_engine.price_overrides import apply_catalog_prices
 from models_engine.spec import DesignSpec, SpecValidationError, parse_design, reference_errors
+from models_engine.spec.compute import NvlinkDomain
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ def validate_design(
     unknown = reference_errors(spec, catalog) + price_errors
     if unknown:
         raise SpecValidationError(unknown)
+    spec = with_vendor_scale_up(spec, catalog)
     assumptions = load_assumptions()
     mismatched = (
         liquid_cooling_errors(spec, catalog)
@@ -57,3 +59,22 @@ def validate_design(
     if mismatched:
         raise SpecValidationError(mismatched)
     return ValidDesign(spec=spec, catalog=catalog, gpu=resolve_gpu(spec.compute, catalog))
+
+
+def with_vendor_scale_up(spec, catalog):
+    """A design that does not state its scale-up domain gets its GPU's own: the spec's default
+    (an 8-GPU NVSwitch board) is NVIDIA's, so for another vendor's GPU (AMD's xGMI boards) the
+    domain becomes `custom` with the catalog's scale-up size. A stated kind is kept, and checked
+    against the vendor by the fabric intent rules."""
+    compute = spec.compute
+    if compute.gpu_sku is None:
+        return spec
+    gpu = catalog.get("gpus", compute.gpu_sku)
+    stated = (
+        "nvlink_domain" in compute.model_fields_set
+        and "kind" in compute.nvlink_domain.model_fields_set
+    )
+    if stated or gpu.vendor == "NVIDIA":
+        return spec
+    domain = NvlinkDomain(kind="custom", gpus=gpu.scale_up_domain_gpus)
+    return spec.model_copy(update={"compute": compute.model_copy(update={"nvlink_domain": domain})})
