@@ -16,7 +16,9 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict
 
 # Bump when a stored result's shape changes; the studio re-runs results of older versions.
-RESULT_SCHEMA_VERSION = 4  # 4: stacks, schedules, SHARP, checkpoints as a resource, energy boundaries
+RESULT_SCHEMA_VERSION = (
+    4  # 4: stacks, schedules, SHARP, checkpoints as a resource, energy boundaries
+)
 
 JsonDict = dict[str, Any]
 

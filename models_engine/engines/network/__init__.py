@@ -54,15 +54,19 @@ def site_network(
     storage_hosts = (site.storage_network.endpoints or 0) + (
         site.storage_network.storage_target_ports or 0
     )
-    pools = [
-        PoolUsage(**vars(use), offset=plan.offsets[use.pool])
-        for use in plan.usage(management_hosts, storage_hosts)
-    ]
+    uses = plan.usage(management_hosts, storage_hosts)
+    pools = [PoolUsage(**vars(use), offset=plan.offsets[use.pool]) for use in uses]
+    exhausted = [e for use in uses if (e := use.exhausted(plan.offsets[use.pool]))]
     ethernet = topo.ethernet
     mtu, mtu_findings = mtu_chain(intent.host_mtu, intent.switch_mtu, overlay=ethernet)
     headroom = headroom_rows(site, intent.switch_mtu) if ethernet else []
     buffers, buffer_findings = buffer_rows(site, headroom) if ethernet else ([], [])
-    findings = [*_ecmp_findings(topo, intent.ecmp_max_paths), *mtu_findings, *buffer_findings]
+    findings = [
+        *(_pool_finding(error) for error in exhausted),
+        *_ecmp_findings(topo, intent.ecmp_max_paths),
+        *mtu_findings,
+        *buffer_findings,
+    ]
     return SiteNetwork(
         site_id=site.site_id,
         technology=topo.technology,
@@ -122,6 +126,15 @@ def _subnet_manager(topo: SiteTopology) -> dict:
         "placement": "master and standby on two management hosts (UFM / OpenSM) attached "
         "to different leaves",
         "routing_engine": IB_ROUTING_ENGINE,
+    }
+
+
+def _pool_finding(error: PoolExhausted) -> dict:
+    return {
+        "id": f"pool-exhausted-{error.pool}",
+        "severity": "error",
+        "message": str(error),
+        "path": f"network.pools.{error.pool}",
     }
 
 

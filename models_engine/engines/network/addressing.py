@@ -5,6 +5,7 @@ small for what the fabric needs is an error naming the pool."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 
@@ -36,6 +37,23 @@ class PoolUse:
     def used_fraction(self) -> float:
         return self.blocks_needed / self.blocks_available
 
+    def exhausted(self, offset: int) -> PoolExhausted | None:
+        return pool_exhausted(self, offset)
+
+
+def pool_exhausted(use, offset: int) -> PoolExhausted | None:
+    """The error when earlier sites' blocks (`offset`) plus this site's overflow the pool;
+    `use` is a PoolUse or the result's PoolUsage."""
+    if offset + use.blocks_needed <= use.blocks_available:
+        return None
+    return PoolExhausted(
+        use.pool,
+        use.cidr,
+        offset + use.blocks_needed,
+        use.blocks_available,
+        f"/{use.block_prefix} blocks",
+    )
+
 
 def host_subnet_prefix(hosts: int) -> int:
     """Smallest subnet holding `hosts` NIC ports plus the gateway, network and broadcast."""
@@ -43,13 +61,24 @@ def host_subnet_prefix(hosts: int) -> int:
     return 32 - max(2, (needed - 1).bit_length())
 
 
-def block(pool: str, cidr: str, prefix: int, index: int) -> ipaddress.IPv4Network:
+@functools.lru_cache(maxsize=64)
+def _pool_bounds(cidr: str) -> tuple[int, int]:
     network = ipaddress.IPv4Network(cidr)
-    size = 2 ** (32 - prefix)
-    capacity = network.num_addresses // size
+    return int(network.network_address), network.num_addresses
+
+
+def block_start(pool: str, cidr: str, prefix: int, index: int) -> int:
+    """First address (as an integer) of the index-th /prefix block of a pool."""
+    start, addresses = _pool_bounds(cidr)
+    size = 1 << (32 - prefix)
+    capacity = addresses // size
     if index >= capacity:
         raise PoolExhausted(pool, cidr, index + 1, capacity, f"/{prefix} blocks")
-    return ipaddress.IPv4Network((int(network.network_address) + index * size, prefix))
+    return start + index * size
+
+
+def block(pool: str, cidr: str, prefix: int, index: int) -> ipaddress.IPv4Network:
+    return ipaddress.IPv4Network((block_start(pool, cidr, prefix, index), prefix))
 
 
 class AddressPlan:
@@ -63,13 +92,13 @@ class AddressPlan:
         self.gpu_prefix = host_subnet_prefix(topo.hosts_per_leaf)
 
     def loopback(self, device: Device) -> ipaddress.IPv4Address:
-        net = block("loopback", self.pools.loopback, 32, self.offsets["loopback"] + device.index)
-        return net.network_address
+        index = self.offsets["loopback"] + device.index
+        return ipaddress.IPv4Address(block_start("loopback", self.pools.loopback, 32, index))
 
     def p2p(self, link: Link) -> tuple[ipaddress.IPv4Address, ipaddress.IPv4Address]:
         """(upper end, lower end) of a link's /31: the upper tier takes the even address."""
-        net = block("p2p", self.pools.p2p, 31, self.offsets["p2p"] + link.index)
-        return net.network_address, net.network_address + 1
+        even = block_start("p2p", self.pools.p2p, 31, self.offsets["p2p"] + link.index)
+        return ipaddress.IPv4Address(even), ipaddress.IPv4Address(even + 1)
 
     def gpu_subnet(self, leaf: Device) -> ipaddress.IPv4Network:
         slot = self.offsets["gpu"] + self.topo.gpu_slot(leaf)
@@ -79,7 +108,7 @@ class AddressPlan:
         return self.gpu_subnet(leaf).network_address + 1
 
     def usage(self, management_hosts: int, storage_hosts: int) -> list[PoolUse]:
-        """How much of each pool this site takes (raises PoolExhausted if it does not fit)."""
+        """How much of each pool this site takes (first/last None when it does not fit)."""
         topo = self.topo
         routed = topo.ethernet  # InfiniBand switches carry no IP: no loopbacks, no /31s
         needs = {
@@ -96,10 +125,9 @@ class AddressPlan:
         network = ipaddress.IPv4Network(cidr)
         available = network.num_addresses // 2 ** (32 - prefix)
         start = self.offsets[pool]
-        if count and start + count > available:
-            raise PoolExhausted(pool, cidr, start + count, available, f"/{prefix} blocks")
-        first = block(pool, cidr, prefix, start) if count else None
-        last = block(pool, cidr, prefix, start + count - 1) if count else None
+        fits = start + count <= available
+        first = block(pool, cidr, prefix, start) if count and fits else None
+        last = block(pool, cidr, prefix, start + count - 1) if count and fits else None
         return PoolUse(
             pool=pool,
             cidr=cidr,

@@ -18,7 +18,9 @@ DEFAULT_PKEY = 0x7FFF
 # routing in CS6; CS7 keeps it off the CNP code point here: a stated choice).
 ROCE_DSCP = 26
 CNP_DSCP = 48
+CNP_PRIORITY = 6
 NETWORK_CONTROL_DSCP = 56
+NETWORK_CONTROL_PRIORITY = 7  # IEEE 802.1Q annex I: priority 7 = network control
 
 # --- Frame overheads -------------------------------------------------------------------------
 # VXLAN adds outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 = 50 bytes to the inner frame's IP

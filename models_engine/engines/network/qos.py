@@ -3,19 +3,17 @@ ECN thresholds (read from the fabric result, which owns them) and MTU end to end
 
 from __future__ import annotations
 
-from models_engine.engines.fabric.data import (
-    ROCE_CNP_PRIORITY,
-    ROCE_NETWORK_CONTROL_PRIORITY,
-)
 from models_engine.engines.fabric.result import SiteFabric
 
 from .data import (
     CABLE_NS_PER_M,
     CNP_DSCP,
+    CNP_PRIORITY,
     FRAME_OVERHEAD_BITS,
     INTERFACE_DELAY_BITS,
     LOSSLESS_PRIORITIES_PER_PORT,
     NETWORK_CONTROL_DSCP,
+    NETWORK_CONTROL_PRIORITY,
     PFC_PAUSE_FRAME_BITS,
     RDMA_MTUS,
     RESPONSE_DELAY_BITS,
@@ -65,7 +63,7 @@ def traffic_classes(site: SiteFabric) -> list[dict]:
         },
         {
             "class": "CNP",
-            "priority": ROCE_CNP_PRIORITY,
+            "priority": CNP_PRIORITY,
             "dscp": CNP_DSCP,
             "lossless": False,
             "ecn": False,
@@ -73,7 +71,7 @@ def traffic_classes(site: SiteFabric) -> list[dict]:
         },
         {
             "class": "network control",
-            "priority": ROCE_NETWORK_CONTROL_PRIORITY,
+            "priority": NETWORK_CONTROL_PRIORITY,
             "dscp": NETWORK_CONTROL_DSCP,
             "lossless": False,
             "ecn": False,

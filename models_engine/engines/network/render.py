@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 from models_engine.engines.fabric.result import FabricResult
 
-from .addressing import AddressPlan
+from .addressing import AddressPlan, pool_exhausted
 from .result import NetworkResult, SiteNetwork
 from .routing import AsnPlan
 from .topology import Device, SiteTopology, topology_of
@@ -65,7 +65,12 @@ class RenderPlan:
 
 
 def render_plans(fabric: FabricResult, network: NetworkResult) -> list[RenderPlan]:
-    """One render plan per Ethernet site (InfiniBand sites carry no IP routing)."""
+    """One render plan per Ethernet site (InfiniBand sites carry no IP routing). Raises
+    PoolExhausted (naming the pool) when the plan's addresses do not fit its pools."""
+    for site in network.sites:
+        for use in site.pools:
+            if error := pool_exhausted(use, use.offset):
+                raise error
     pools = SimpleNamespace(**network.pools)
     return [
         _site_plan(fabric, site, pools, network.tenants)

@@ -90,39 +90,48 @@ class SiteTopology:
     def uplinks_of(self, device: Device) -> Iterator[Link]:
         """The links from `device` to the tier above (leaf->spine or spine->core)."""
         if device.role == "leaf" and self.spines:
-            first = device.index * self.leaf_uplinks
-            per_spine = -(-self.leaf_uplinks // self.spines_per_pod)
-            for j in range(self.leaf_uplinks):
-                spine = self.spine(
-                    min(device.pod * self.spines_per_pod + j % self.spines_per_pod, self.spines - 1)
-                )
-                leaf_in_pod = device.role_index % self.leaves_per_pod
-                port = leaf_in_pod * per_spine + j // self.spines_per_pod
-                yield Link(first + j, device, spine, self.hosts_per_leaf + j, port)
+            yield from (self.leaf_uplink(device, j) for j in range(self.leaf_uplinks))
         elif device.role == "spine" and self.cores:
-            first = self.leaves * self.leaf_uplinks + device.role_index * self.spine_uplinks
-            in_pod = device.role_index % self.spines_per_pod
-            start = in_pod * self.spine_uplinks
-            per_core = -(-self.spine_uplinks // self.cores) + 1
-            for j in range(self.spine_uplinks):
-                core = self.core((start + j) % self.cores)
-                port = (
-                    device.role_index * per_core + (start + j) // self.cores - start // self.cores
-                )
-                yield Link(first + j, device, core, self.spine_downlinks + j, port)
+            yield from (self.spine_uplink(device, j) for j in range(self.spine_uplinks))
+
+    def leaf_uplink(self, leaf: Device, j: int) -> Link:
+        """Uplink j of a leaf: to spine j mod spines_per_pod of its pod."""
+        per_pod = self.spines_per_pod
+        spine = self.spine(min(leaf.pod * per_pod + j % per_pod, self.spines - 1))
+        per_spine = -(-self.leaf_uplinks // per_pod)
+        port = (leaf.role_index % self.leaves_per_pod) * per_spine + j // per_pod
+        index = leaf.index * self.leaf_uplinks + j
+        return Link(index, leaf, spine, self.hosts_per_leaf + j, port)
+
+    def spine_uplink(self, spine: Device, j: int) -> Link:
+        """Uplink j of a spine: to core (k x uplinks + j) mod cores, k its place in the pod
+        (the spines of a pod spread over all cores)."""
+        start = (spine.role_index % self.spines_per_pod) * self.spine_uplinks
+        per_core = -(-self.spine_uplinks // self.cores) + 1
+        core = self.core((start + j) % self.cores)
+        port = spine.role_index * per_core + (start + j) // self.cores - start // self.cores
+        index = self.leaves * self.leaf_uplinks + spine.role_index * self.spine_uplinks + j
+        return Link(index, spine, core, self.spine_downlinks + j, port)
 
     def links_of(self, device: Device) -> Iterator[Link]:
-        """Every switch-to-switch link of `device` (uplinks, and downlinks of a spine/core)."""
+        """Every switch-to-switch link of `device` (uplinks, and downlinks of a spine/core),
+        computed directly: only the uplinks that land on `device` are built."""
         yield from self.uplinks_of(device)
         if device.role == "spine":
-            pod_leaves = range(
-                device.pod * self.leaves_per_pod, (device.pod + 1) * self.leaves_per_pod
-            )
-            for i in range(pod_leaves.start, min(pod_leaves.stop, self.leaves)):
-                yield from (link for link in self.uplinks_of(self.leaf(i)) if link.upper == device)
+            in_pod = device.role_index % self.spines_per_pod
+            first = device.pod * self.leaves_per_pod
+            for i in range(first, min(first + self.leaves_per_pod, self.leaves)):
+                leaf = self.leaf(i)
+                for j in range(in_pod, self.leaf_uplinks, self.spines_per_pod):
+                    yield self.leaf_uplink(leaf, j)
         elif device.role == "core":
-            for i in range(self.spines):
-                yield from (link for link in self.uplinks_of(self.spine(i)) if link.upper == device)
+            for s in range(self.spines):
+                spine = self.spine(s)
+                start = (s % self.spines_per_pod) * self.spine_uplinks
+                for j in range(
+                    (device.role_index - start) % self.cores, self.spine_uplinks, self.cores
+                ):
+                    yield self.spine_uplink(spine, j)
 
     def all_links(self) -> Iterator[Link]:
         for i in range(self.leaves):
