@@ -9,7 +9,7 @@ from studio.core.inputs import IdConverter
 from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as project_views
-from studio.reports import export_views
+from studio.reports import export_views, network_export
 from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
@@ -85,6 +85,16 @@ urlpatterns = [
     ),
     path("runs/<id:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
     path("runs/<id:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
+    path(
+        "runs/<id:pk>/network-configs.zip",
+        network_export.run_network_configs,
+        name="run-network-configs",
+    ),
+    path(
+        "api/runs/<id:pk>/network-configs.zip",
+        network_export.run_network_configs,
+        name="api-run-network-configs",
+    ),
     re_path(
         r"^exports/projects/(?P<pk>[0-9]{1,19})/designs\.(?P<fmt>csv|xlsx)$",
         export_views.project_designs_export,

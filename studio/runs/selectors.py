@@ -11,6 +11,7 @@ from models_engine import (
     EngineResult,
     FabricResult,
     FacilityResult,
+    NetworkResult,
     PerformanceResult,
     RegionsResult,
     ReliabilityResult,
@@ -43,6 +44,7 @@ class TypedResults:
 
     performance: PerformanceResult | None = None
     fabric: FabricResult | None = None
+    network: NetworkResult | None = None
     storage: StorageResult | None = None
     facility: FacilityResult | None = None
     regions: RegionsResult | None = None
@@ -61,6 +63,7 @@ class TypedResults:
 RESULT_CLASSES: dict[str, type[EngineResult]] = {
     "performance": PerformanceResult,
     "fabric": FabricResult,
+    "network": NetworkResult,
     "storage": StorageResult,
     "facility": FacilityResult,
     "regions": RegionsResult,
