@@ -119,8 +119,8 @@ POOL_COLUMNS = [
     Column("pool"),
     Column("CIDR"),
     Column("block"),
-    Column("blocks needed", numeric=True),
-    Column("blocks in pool", numeric=True),
+    Column("blocks needed", "blocks", numeric=True),
+    Column("blocks in pool", "blocks", numeric=True),
     Column("used", "%", numeric=True),
     Column("first"),
     Column("last"),
@@ -147,9 +147,9 @@ def pools_table(site, table_id: str):
 
 ASN_COLUMNS = [
     Column("role"),
-    Column("switches", numeric=True),
-    Column("first ASN", numeric=True),
-    Column("last ASN", numeric=True),
+    Column("switches", "count", numeric=True),
+    Column("first ASN", "ASN", numeric=True),
+    Column("last ASN", "ASN", numeric=True),
 ]
 
 
@@ -163,8 +163,8 @@ def asn_table(site, table_id: str):
 
 CLASS_COLUMNS = [
     Column("class"),
-    Column("priority", numeric=True),
-    Column("DSCP", numeric=True),
+    Column("priority", "802.1p", numeric=True),
+    Column("DSCP", "code point", numeric=True),
     Column("lossless (PFC)"),
     Column("ECN"),
     Column("scheduling"),
@@ -177,7 +177,7 @@ HEADROOM_COLUMNS = [
 ]
 BUFFER_COLUMNS = [
     Column("tier"),
-    Column("ports per switch", numeric=True),
+    Column("ports per switch", "ports", numeric=True),
     Column("headroom per switch", "MB", numeric=True),
     Column("switch buffer", "MB", numeric=True),
     Column("share of buffer", "%", numeric=True),
@@ -249,9 +249,9 @@ def qos_blocks(site, suffix: str) -> list[Block]:
 TENANT_COLUMNS = [
     Column("tenant"),
     Column("VRF"),
-    Column("VLAN", numeric=True),
-    Column("L2 VNI", numeric=True),
-    Column("L3 VNI", numeric=True),
+    Column("VLAN", "id", numeric=True),
+    Column("L2 VNI", "id", numeric=True),
+    Column("L3 VNI", "id", numeric=True),
     Column("route target"),
     Column("PKey"),
 ]
