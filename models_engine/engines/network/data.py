@@ -6,8 +6,8 @@ from __future__ import annotations
 L2_VNI_BASE = 10_000  # tenant i (from 1) gets L2 VNI 10000 + i
 L3_VNI_BASE = 50_000  # and L3 (symmetric IRB) VNI 50000 + i
 VLAN_BASE = 100  # local VLAN 100 + i carries the L2 VNI on each leaf
-# InfiniBand partition keys: 15-bit key with the full-membership bit 0x8000 set (IBTA spec
-# vol. 1, 10.9.1); 0x7fff is the default partition, so tenants take 0x0001 upwards.
+# InfiniBand partition keys: a 15-bit key with the full-membership bit 0x8000 set (IBTA spec
+# vol. 1, partitioning); 0x7fff is the default partition, so tenants take 0x0001 upwards.
 PKEY_FULL_MEMBER = 0x8000
 DEFAULT_PKEY = 0x7FFF
 
@@ -20,14 +20,14 @@ ROCE_DSCP = 26
 CNP_DSCP = 48
 CNP_PRIORITY = 6
 NETWORK_CONTROL_DSCP = 56
-NETWORK_CONTROL_PRIORITY = 7  # IEEE 802.1Q annex I: priority 7 = network control
+NETWORK_CONTROL_PRIORITY = 7  # IEEE 802.1Q traffic types: priority 7 = network control
 
 # --- Frame overheads -------------------------------------------------------------------------
 # VXLAN adds outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 = 50 bytes to the inner frame's IP
 # packet (RFC 7348 section 5 layout); the switch L2 MTU must carry host MTU + 50.
 VXLAN_OVERHEAD_BYTES = 50
 # RoCEv2 packet around an RDMA payload: IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 60 bytes
-# (IBTA Annex A17, RoCEv2); the largest RDMA MTU is 4096 (IBTA vol. 1, 9.7.6 path MTU values).
+# (IBTA Annex A17, RoCEv2); RDMA path MTUs are 256..4096 bytes (IBTA vol. 1).
 ROCE_HEADERS_BYTES = 60
 RDMA_MTUS = (4096, 2048, 1024, 512, 256)
 
@@ -55,11 +55,13 @@ SWITCH_BUFFER_MB = {"nvidia-sn5600": 160.0, "nvidia-sn5610": 160.0}
 LOSSLESS_PRIORITIES_PER_PORT = 1
 
 # --- Routing ----------------------------------------------------------------------------------
-BGP_KEEPALIVE_S = 3  # RFC 7938 section 6.2 favours short timers; 3 s / 9 s is FRR's datacenter
-BGP_HOLD_S = 9  # profile (`frr defaults datacenter`)
+# FRR's `frr defaults datacenter` profile (FRR user guide, "defaults"): keepalive 3 s, hold 9 s.
+BGP_KEEPALIVE_S = 3
+BGP_HOLD_S = 9
 
 # --- InfiniBand subnet management --------------------------------------------------------------
 # OpenSM routing engines: ftree for fat trees and leaf-spine (OpenSM man page: "ftree: fat tree
-# routing"); a master and a standby SM (IBTA vol. 1, 14.4: one master, others standby).
+# routing"); a master and a standby SM (IBTA vol. 1 subnet management: one master SM, the
+# others standby).
 IB_ROUTING_ENGINE = "ftree"
 IB_SUBNET_MANAGERS = 2
