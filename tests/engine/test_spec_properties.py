@@ -54,6 +54,7 @@ CONSTRAINED = re.compile(
     r"|compute\.(gpu_sku|custom_gpu\.fp8_dense_tflops|gpu_count|gpus_per_node|nvlink_domain\..*)"
     r"|fabric\.(technology|nic_speed_gbps|roce\.ecn_km(in|ax)_kb|\w+_network\.(mode|nics_per_node))"
     r"|storage\.tiers\[\]\.kind"
+    r"|network\.(pools\..*|tenants\[\]\.name)"
     r"|regions\.(sites\[\]\.(id|gpu_share)|wan_links\[\]\.(from|to)_site|datasets\[\]\.(name|stored_at)"
     r"|cross_region_strategy))$"
 )
