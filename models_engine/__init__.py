@@ -19,6 +19,9 @@ from models_engine.engines.fabric.result import (
     WanPlan,
 )
 from models_engine.engines.facility.result import FacilityResult, FacilityTotals, SiteFacility
+from models_engine.engines.network.addressing import PoolExhausted
+from models_engine.engines.network.render import network_configs, network_configs_zip
+from models_engine.engines.network.result import NetworkResult
 from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions.result import RegionsResult, TrainingWithWan
 from models_engine.engines.reliability.result import ReliabilityResult
@@ -72,8 +75,10 @@ __all__ = [
     "FacilityTotals",
     "MeasurementError",
     "MetricChange",
+    "NetworkResult",
     "PerformanceResult",
     "Phase",
+    "PoolExhausted",
     "RegionsResult",
     "ReliabilityResult",
     "RoadmapAction",
@@ -103,6 +108,8 @@ __all__ = [
     "gpu_entry_with_measurement",
     "load_catalog",
     "load_security_rules",
+    "network_configs",
+    "network_configs_zip",
     "parse_design",
     "priced_entry",
     "quick_look",

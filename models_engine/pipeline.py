@@ -22,6 +22,7 @@ from models_engine.engines.cost.assumptions import design_overrides
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric import FabricResult, evaluate_fabric
 from models_engine.engines.facility import FacilityResult, evaluate_facility
+from models_engine.engines.network import NetworkResult, evaluate_network
 from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions import evaluate_regions
@@ -69,6 +70,10 @@ class Step:
 
 def _fabric(ctx: EvaluationContext) -> FabricResult:
     return evaluate_fabric(ctx.spec, ctx.catalog, sites=ctx.sites)
+
+
+def _network(ctx: EvaluationContext, fabric: FabricResult) -> NetworkResult:
+    return evaluate_network(ctx.spec, fabric)
 
 
 def _storage_supply(ctx: EvaluationContext, fabric: FabricResult) -> StorageSupply:
@@ -193,6 +198,7 @@ def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
 
 STEPS: tuple[Step, ...] = (
     Step("fabric", (), _fabric),
+    Step("network", ("fabric",), _network),
     Step("storage_supply", ("fabric",), _storage_supply),
     Step("performance", ("fabric", "storage_supply"), _performance),
     Step("storage", ("performance", "storage_supply"), _storage),

@@ -9,7 +9,7 @@ from studio.core.inputs import IdConverter
 from studio.core.views import healthz
 from studio.designs import audit_views, editor_views, history_views
 from studio.designs import views as project_views
-from studio.reports import export_views
+from studio.reports import export_views, network_export
 from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
@@ -89,6 +89,16 @@ urlpatterns = [
         "runs/<id:pk>/figures/<slug:key>.json",
         run_views.RunFiguresView.as_view(),
         name="run-figures",
+    ),
+    path(
+        "runs/<id:pk>/network-configs.zip",
+        network_export.run_network_configs,
+        name="run-network-configs",
+    ),
+    path(
+        "api/runs/<id:pk>/network-configs.zip",
+        network_export.run_network_configs,
+        name="api-run-network-configs",
     ),
     re_path(
         r"^exports/projects/(?P<pk>[0-9]{1,19})/designs\.(?P<fmt>csv|xlsx)$",

@@ -16,7 +16,8 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict
 
 # Bump when a stored result's shape changes; the studio re-runs results of older versions.
-# 4: software stacks, schedules, SHARP, checkpoints as a resource, energy boundaries.
+# 4: software stacks, schedules, SHARP, checkpoints as a resource, energy boundaries, the
+# logical network.
 RESULT_SCHEMA_VERSION = 4
 
 JsonDict = dict[str, Any]

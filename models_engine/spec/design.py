@@ -11,6 +11,7 @@ from .compute import Compute
 from .economics import Economics
 from .fabric import Fabric
 from .facility import Facility
+from .network import Network
 from .regions import Regions
 from .security import Security
 from .storage import Storage
@@ -50,6 +51,7 @@ class DesignSpec(SpecModel):
     regions: Regions = section_field(Regions(), description="Sites, WAN links, datasets.")
     security: Security = section_field(Security(), description="Security controls in place.")
     economics: Economics = section_field(Economics(), description="Ownership and prices.")
+    network: Network = section_field(Network(), description="Addressing, routing, tenants.")
 
     @model_validator(mode="after")
     def _check_across_sections(self) -> DesignSpec:

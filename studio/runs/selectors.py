@@ -11,6 +11,7 @@ from models_engine import (
     EngineResult,
     FabricResult,
     FacilityResult,
+    NetworkResult,
     PerformanceResult,
     RegionsResult,
     ReliabilityResult,
@@ -66,6 +67,7 @@ class TypedResults:
 
     performance: PerformanceResult | None = None
     fabric: FabricResult | None = None
+    network: NetworkResult | None = None
     storage: StorageResult | None = None
     facility: FacilityResult | None = None
     regions: RegionsResult | None = None
@@ -84,6 +86,7 @@ class TypedResults:
 RESULT_CLASSES: dict[str, type[EngineResult]] = {
     "performance": PerformanceResult,
     "fabric": FabricResult,
+    "network": NetworkResult,
     "storage": StorageResult,
     "facility": FacilityResult,
     "regions": RegionsResult,

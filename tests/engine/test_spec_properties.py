@@ -55,6 +55,7 @@ CONSTRAINED = re.compile(
     r"|fabric\.(technology|topology|tiers|nic_speed_gbps|roce\.ecn_km(in|ax)_kb"
     r"|\w+_network\.(mode|nics_per_node))"
     r"|storage\.tiers\[\]\.kind"
+    r"|network\.(pools\..*|tenants\[\]\.name)"
     r"|regions\.(sites\[\]\.(id|gpu_share)|wan_links\[\]\.(from|to)_site|datasets\[\]\.(name|stored_at)"
     r"|cross_region_strategy))$"
 )

@@ -15,6 +15,7 @@ SECTIONS = [
     "workload",
     "compute",
     "fabric",
+    "network",
     "storage",
     "facility",
     "regions",

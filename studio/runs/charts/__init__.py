@@ -40,6 +40,7 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
         ],
     ),
     fabric.SECTION,
+    ("network", "Network", []),  # tables only: studio/runs/sections/network.py
     facility.SECTION,
     storage.SECTION,
     reliability.SECTION,

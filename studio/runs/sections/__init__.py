@@ -11,6 +11,7 @@ from studio.runs.sections import (
     cost,
     fabric,
     facility,
+    network,
     performance,
     regions,
     reliability,
@@ -22,6 +23,7 @@ from studio.runs.selectors import TypedResults
 BUILDERS = {
     "performance": performance.blocks,
     "fabric": fabric.blocks,
+    "network": network.blocks,
     "facility": facility.blocks,
     "storage": storage.blocks,
     "reliability": reliability.blocks,

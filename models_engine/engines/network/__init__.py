@@ -1,0 +1,155 @@
+"""Logical-network engine: the addressing, eBGP underlay, tenancy and lossless QoS of the
+fabric the fabric engine sized (read from FabricResult, never re-derived), and the
+per-switch configuration rendered from them (`render.py`)."""
+
+from __future__ import annotations
+
+from models_engine.engines.fabric.result import FabricResult, SiteFabric
+
+from .addressing import AddressPlan, PoolExhausted
+from .data import BGP_HOLD_S, BGP_KEEPALIVE_S, IB_ROUTING_ENGINE, IB_SUBNET_MANAGERS
+from .qos import buffer_rows, headroom_rows, mtu_chain, traffic_classes
+from .result import NetworkResult, PoolUsage, SiteNetwork, Underlay
+from .routing import AsnPlan, ecmp_rows
+from .tenancy import isolation_facts, tenant_rows
+from .topology import SiteTopology, topology_of
+
+POOL_ORDER = ("loopback", "p2p", "gpu", "management", "storage")
+
+
+def evaluate_network(spec, fabric: FabricResult) -> NetworkResult:
+    """The logical plan of every site. Raises PoolExhausted naming the pool too small."""
+    intent = spec.network
+    offsets = dict.fromkeys(POOL_ORDER, 0)
+    asn_next = intent.asn_base
+    sites = []
+    for site in fabric.sites:
+        topo = topology_of(site)
+        plan = AddressPlan(intent.pools, topo, dict(offsets))
+        asns = AsnPlan(intent.asn_scheme, asn_next, topo)
+        sites.append(site_network(site, topo, plan, asns, intent))
+        for use in sites[-1].pools:
+            offsets[use.pool] += use.blocks_needed
+        asn_next += asns.asns_used
+    ethernet = any(s.technology.startswith("roce") for s in sites)
+    tenants = tenant_rows(intent.tenants, ethernet, intent.asn_base)
+    return NetworkResult(
+        sites=sites,
+        pools={name: getattr(intent.pools, name) for name in POOL_ORDER},
+        tenants=tenants,
+        isolation_facts=isolation_facts(tenants, ethernet),
+        findings=[f for s in sites for f in s.findings],
+    )
+
+
+def site_network(
+    site: SiteFabric, topo: SiteTopology, plan: AddressPlan, asns: AsnPlan, intent
+) -> SiteNetwork:
+    management_hosts = (
+        topo.switches
+        + site.frontend_network.switches
+        + site.storage_network.switches
+        + 2 * topo.nodes  # each node's BMC and host management port
+    )
+    storage_hosts = (site.storage_network.endpoints or 0) + (
+        site.storage_network.storage_target_ports or 0
+    )
+    uses = plan.usage(management_hosts, storage_hosts)
+    pools = [PoolUsage(**vars(use), offset=plan.offsets[use.pool]) for use in uses]
+    exhausted = [e for use in uses if (e := use.exhausted(plan.offsets[use.pool]))]
+    ethernet = topo.ethernet
+    mtu, mtu_findings = mtu_chain(intent.host_mtu, intent.switch_mtu, overlay=ethernet)
+    headroom = headroom_rows(site, intent.switch_mtu) if ethernet else []
+    buffers, buffer_findings = buffer_rows(site, headroom) if ethernet else ([], [])
+    findings = [
+        *(_pool_finding(error) for error in exhausted),
+        *_ecmp_findings(topo, intent.ecmp_max_paths),
+        *mtu_findings,
+        *buffer_findings,
+    ]
+    return SiteNetwork(
+        site_id=site.site_id,
+        technology=topo.technology,
+        leaves=topo.leaves,
+        spines=topo.spines,
+        cores=topo.cores,
+        pods=topo.pods,
+        leaf_uplinks=topo.leaf_uplinks,
+        spine_uplinks=topo.spine_uplinks,
+        hosts_per_leaf=topo.hosts_per_leaf,
+        rails=topo.rails,
+        gpu_subnet_prefix=plan.gpu_prefix,
+        pools=pools,
+        underlay=_underlay(topo, plan, asns, intent),
+        subnet_manager=None if ethernet else _subnet_manager(topo),
+        traffic_classes=traffic_classes(site) if ethernet else [],
+        ecn_by_link_speed=site.roce["thresholds_by_link_speed"] if ethernet else [],
+        pfc_headroom=headroom,
+        buffer_check=buffers,
+        mtu=mtu,
+        findings=[{**f, "site": site.site_id} for f in findings],
+    )
+
+
+def _underlay(topo: SiteTopology, plan: AddressPlan, asns: AsnPlan, intent) -> Underlay:
+    return Underlay(
+        protocol="ebgp" if topo.ethernet else "infiniband-sm",
+        asn_scheme=asns.scheme,
+        asn_base=asns.base,
+        allowas_in=asns.needs_allowas_in,
+        asns=asns.table() if topo.ethernet else [],
+        ecmp=ecmp_rows(topo, intent.ecmp_max_paths) if topo.ethernet else [],
+        ecmp_max_paths=intent.ecmp_max_paths,
+        bfd_interval_ms=intent.bfd_interval_ms,
+        bfd_multiplier=intent.bfd_multiplier,
+        keepalive_s=BGP_KEEPALIVE_S,
+        hold_s=BGP_HOLD_S,
+        summaries=pod_summaries(topo, plan) if topo.ethernet and topo.cores else [],
+    )
+
+
+def pod_summaries(topo: SiteTopology, plan: AddressPlan) -> list[str]:
+    """One aggregate per pod: each pod's GPU subnets sit in a power-of-two aligned block
+    (`SiteTopology.pod_stride`), which its spines can announce to the cores in place of the
+    per-leaf subnets (route summarisation where the topology allows)."""
+    bits = (topo.pod_stride - 1).bit_length()
+    return [
+        str(plan.gpu_subnet(topo.leaf(pod * topo.leaves_per_pod)).supernet(prefixlen_diff=bits))
+        for pod in range(topo.pods)
+        if pod * topo.leaves_per_pod < topo.leaves
+    ]
+
+
+def _subnet_manager(topo: SiteTopology) -> dict:
+    return {
+        "managers": IB_SUBNET_MANAGERS,
+        "placement": "master and standby on two management hosts (UFM / OpenSM) attached "
+        "to different leaves",
+        "routing_engine": IB_ROUTING_ENGINE,
+    }
+
+
+def _pool_finding(error: PoolExhausted) -> dict:
+    return {
+        "id": f"pool-exhausted-{error.pool}",
+        "severity": "error",
+        "message": str(error),
+        "path": f"network.pools.{error.pool}",
+    }
+
+
+def _ecmp_findings(topo: SiteTopology, max_paths: int) -> list[dict]:
+    if topo.ethernet and topo.spines and topo.leaf_uplinks > max_paths:
+        return [
+            {
+                "id": "ecmp-width-below-uplinks",
+                "severity": "warning",
+                "message": f"leaves have {topo.leaf_uplinks} uplinks but ECMP installs at "
+                f"most {max_paths} next hops: {topo.leaf_uplinks - max_paths} uplinks idle",
+                "path": "network.ecmp_max_paths",
+            }
+        ]
+    return []
+
+
+__all__ = ["NetworkResult", "PoolExhausted", "evaluate_network"]

@@ -1,0 +1,49 @@
+"""Tenants: EVPN-VXLAN on Ethernet (VRF, L2 and L3 VNIs, route targets) or InfiniBand
+partitions (PKeys), and the isolation facts the security engine can read."""
+
+from __future__ import annotations
+
+from .data import L2_VNI_BASE, L3_VNI_BASE, PKEY_FULL_MEMBER, VLAN_BASE
+
+
+def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
+    rows = []
+    for number, tenant in enumerate(tenants, start=1):
+        if ethernet:
+            l2, l3 = L2_VNI_BASE + number, L3_VNI_BASE + number
+            rows.append(
+                {
+                    "tenant": tenant.name,
+                    "vrf": tenant.name,
+                    "vlan": VLAN_BASE + number,
+                    "l2_vni": l2,
+                    "l3_vni": l3,
+                    "route_target_l2": f"{rt_asn}:{l2}",
+                    "route_target_l3": f"{rt_asn}:{l3}",
+                    "pkey": None,
+                }
+            )
+        else:
+            rows.append(
+                {
+                    "tenant": tenant.name,
+                    "vrf": None,
+                    "vlan": None,
+                    "l2_vni": None,
+                    "l3_vni": None,
+                    "route_target_l2": None,
+                    "route_target_l3": None,
+                    "pkey": f"0x{PKEY_FULL_MEMBER | number:04x}",
+                }
+            )
+    return rows
+
+
+def isolation_facts(rows: list[dict], ethernet: bool) -> dict:
+    """Facts in the security engine's vocabulary: how tenants are kept apart on the fabric."""
+    return {
+        "network.tenants": len(rows),
+        "network.tenant_isolation": ("evpn-vxlan-vrf" if ethernet else "infiniband-pkey"),
+        "network.tenants_share_fabric": len(rows) > 1,
+        "network.unique_segments": len({r["l2_vni"] or r["pkey"] for r in rows}) == len(rows),
+    }

@@ -1,0 +1,282 @@
+"""Network section: the logical plan per site (key figures, address pools, ASN map, ECMP),
+the tenant overlays, the lossless-QoS tables (traffic classes, ECN per link speed, PFC
+headroom per link group and against each tier's buffer), the findings and the download of
+every switch's configuration."""
+
+from django.urls import reverse
+
+from models_engine import NetworkResult
+from studio.runs.sections.blocks import (
+    Block,
+    Card,
+    Cards,
+    Column,
+    Heading,
+    Paragraph,
+    code,
+    findings_list,
+    link,
+    table,
+    text,
+)
+from studio.runs.sections.common import small
+from studio.runs.sections.format import DASH, count, number, percent, yes_no
+from studio.runs.selectors import TypedResults
+
+
+def configs_url(run) -> str:
+    return reverse("run-network-configs", args=[run.pk])
+
+
+def blocks(results: TypedResults, run=None) -> list[Block]:
+    network = results.network
+    if network is None:
+        return []
+    built: list[Block] = []
+    multi_site = len(network.sites) > 1
+    for index, site in enumerate(network.sites):
+        suffix = f"-{site.site_id}" if index else ""
+        if multi_site:
+            built.append(Heading(text(code(site.site_id), " ", small(site.technology))))
+        built += site_blocks(site, suffix)
+    built += tenant_blocks(network)
+    if run is not None and any(s.underlay.protocol == "ebgp" for s in network.sites):
+        built.append(
+            Paragraph(
+                text(
+                    link(
+                        "Download every switch's configuration (FRR and Arista EOS, zip)",
+                        configs_url(run),
+                        id="network-configs-download",
+                    ),
+                ),
+            )
+        )
+    built += findings_list(network.findings, "network-findings")
+    return built
+
+
+def site_blocks(site, suffix: str) -> list[Block]:
+    built: list[Block] = [Cards(key_figures(site), id=f"network-key-figures{suffix}")]
+    built += [Heading(text("Addressing")), pools_table(site, f"network-pools{suffix}")]
+    if site.underlay.protocol == "ebgp":
+        built += [Heading(text("eBGP underlay")), asn_table(site, f"network-asns{suffix}")]
+        if site.underlay.summaries:
+            built.append(
+                Paragraph(
+                    text(
+                        "Per-pod summaries announced to the cores: ",
+                        ", ".join(site.underlay.summaries),
+                    ),
+                    css="muted small",
+                )
+            )
+        built += qos_blocks(site, suffix)
+    elif site.subnet_manager:
+        sm = site.subnet_manager
+        built.append(
+            Paragraph(
+                text(
+                    f"InfiniBand: {sm['managers']} subnet managers ({sm['placement']}), "
+                    "routing engine ",
+                    code(sm["routing_engine"]),
+                    ".",
+                ),
+                css="small",
+            )
+        )
+    return built
+
+
+def key_figures(site) -> list[Card]:
+    underlay = site.underlay
+    widths = ", ".join(f"{r['role']} {r['ecmp_width']}" for r in underlay.ecmp) or DASH
+    mtu = site.mtu
+    return [
+        Card(
+            "Switches",
+            count(site.leaves + site.spines + site.cores),
+            note=f"{site.leaves} leaves, {site.spines} spines, {site.cores} cores",
+        ),
+        Card(
+            "Underlay",
+            "eBGP" if underlay.protocol == "ebgp" else "InfiniBand SM",
+            note=f"ASN {underlay.asn_scheme}" if underlay.protocol == "ebgp" else "",
+        ),
+        Card("ECMP width", widths, note=f"at most {underlay.ecmp_max_paths} paths"),
+        Card("BFD", f"{underlay.bfd_interval_ms} ms", note=f"x {underlay.bfd_multiplier}"),
+        Card(
+            "MTU",
+            f"{mtu['host_mtu']} / {mtu['switch_mtu']}",
+            unit="bytes",
+            note=f"host / switch, RDMA {mtu['rdma_mtu']}",
+            status="ok" if mtu["consistent"] else "bad",
+        ),
+    ]
+
+
+POOL_COLUMNS = [
+    Column("pool"),
+    Column("CIDR"),
+    Column("block"),
+    Column("blocks needed", "blocks", numeric=True),
+    Column("blocks in pool", "blocks", numeric=True),
+    Column("used", "%", numeric=True),
+    Column("first"),
+    Column("last"),
+]
+
+
+def pools_table(site, table_id: str):
+    rows = [
+        [
+            use.pool,
+            code(use.cidr),
+            f"/{use.block_prefix}",
+            count(use.offset + use.blocks_needed),
+            count(use.blocks_available),
+            percent((use.offset + use.blocks_needed) / use.blocks_available),
+            use.first or DASH,
+            use.last or DASH,
+        ]
+        for use in site.pools
+        if use.blocks_needed
+    ]
+    return table(table_id, POOL_COLUMNS, rows, css="grid rc-table", scroll=False)
+
+
+ASN_COLUMNS = [
+    Column("role"),
+    Column("switches", "count", numeric=True),
+    Column("first ASN", "ASN", numeric=True),
+    Column("last ASN", "ASN", numeric=True),
+]
+
+
+def asn_table(site, table_id: str):
+    rows = [
+        [r["role"], count(r["switches"]), str(r["asn_first"]), str(r["asn_last"])]
+        for r in site.underlay.asns
+    ]
+    return table(table_id, ASN_COLUMNS, rows, css="grid rc-table", scroll=False)
+
+
+CLASS_COLUMNS = [
+    Column("class"),
+    Column("priority", "802.1p", numeric=True),
+    Column("DSCP", "code point", numeric=True),
+    Column("lossless (PFC)"),
+    Column("ECN"),
+    Column("scheduling"),
+]
+HEADROOM_COLUMNS = [
+    Column("links"),
+    Column("speed", "Gb/s", numeric=True),
+    Column("cable", "m", numeric=True),
+    Column("PFC headroom per port", "KB", numeric=True),
+]
+BUFFER_COLUMNS = [
+    Column("tier"),
+    Column("ports per switch", "ports", numeric=True),
+    Column("headroom per switch", "MB", numeric=True),
+    Column("switch buffer", "MB", numeric=True),
+    Column("share of buffer", "%", numeric=True),
+]
+ECN_COLUMNS = [
+    Column("speed", "Gb/s", numeric=True),
+    Column("Kmin", "KB", numeric=True),
+    Column("Kmax", "KB", numeric=True),
+    Column("Kmin floor (BDP/7)", "KB", numeric=True),
+]
+
+
+def qos_blocks(site, suffix: str) -> list[Block]:
+    classes = [
+        [
+            c["class"],
+            str(c["priority"]),
+            str(c["dscp"]),
+            yes_no(c["lossless"]),
+            yes_no(c["ecn"]),
+            c["scheduling"],
+        ]
+        for c in site.traffic_classes
+    ]
+    headroom = [
+        [
+            r["links"],
+            number(r["link_speed_gbps"]),
+            number(r["cable_m"]),
+            number(r["headroom_kb_per_port"]),
+        ]
+        for r in site.pfc_headroom
+    ]
+    buffers = [
+        [
+            r["tier"],
+            number(r["ports_per_switch"]),
+            number(r["headroom_mb_per_switch"], 1),
+            number(r["buffer_mb"]) if r["buffer_mb"] else DASH,
+            percent(r["fraction_of_buffer"]) if r["fraction_of_buffer"] is not None else DASH,
+        ]
+        for r in site.buffer_check
+    ]
+    ecn = [
+        [
+            number(r["link_speed_gbps"]),
+            number(r["ecn_kmin_kb"]),
+            number(r["ecn_kmax_kb"]),
+            number(r["ecn_kmin_floor_kb"]),
+        ]
+        for r in site.ecn_by_link_speed
+    ]
+    return [
+        Heading(text("Lossless QoS (RoCEv2)")),
+        table(f"network-classes{suffix}", CLASS_COLUMNS, classes, scroll=False),
+        table(f"network-ecn{suffix}", ECN_COLUMNS, ecn, scroll=False),
+        table(f"network-headroom{suffix}", HEADROOM_COLUMNS, headroom, scroll=False),
+        table(f"network-buffers{suffix}", BUFFER_COLUMNS, buffers, scroll=False),
+        Paragraph(
+            text(
+                "PFC headroom per port: IEEE 802.1Qbb delay model (two maximum frames, the "
+                "PAUSE frame, interface and response delays, the cable both ways)."
+            ),
+            css="muted small",
+        ),
+    ]
+
+
+TENANT_COLUMNS = [
+    Column("tenant"),
+    Column("VRF"),
+    Column("VLAN", "id", numeric=True),
+    Column("L2 VNI", "id", numeric=True),
+    Column("L3 VNI", "id", numeric=True),
+    Column("route target"),
+    Column("PKey"),
+]
+
+
+def tenant_blocks(network: NetworkResult) -> list[Block]:
+    rows = [
+        [
+            t["tenant"],
+            t["vrf"] or DASH,
+            _or_dash(t["vlan"]),
+            _or_dash(t["l2_vni"]),
+            _or_dash(t["l3_vni"]),
+            t["route_target_l2"] or DASH,
+            t["pkey"] or DASH,
+        ]
+        for t in network.tenants
+    ]
+    facts = network.isolation_facts
+    return [
+        Heading(text("Tenant overlays")),
+        table("network-tenants", TENANT_COLUMNS, rows, scroll=False),
+        Paragraph(text(f"Isolation: {facts['network.tenant_isolation']}."), css="muted small"),
+    ]
+
+
+def _or_dash(value) -> str:
+    return DASH if value is None else str(value)
