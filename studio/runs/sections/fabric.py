@@ -220,16 +220,32 @@ def bom_row(line: BomLine, site_column: bool) -> list:
     ]
 
 
+def _priced_summary(fabric: FabricResult) -> str:
+    """What the catalog prices, never a zero standing for "unknown"."""
+    unpriced = len(fabric.price_usd.items_without_price)
+    lines = f"{unpriced} line{'s' * (unpriced != 1)} without a catalog price"
+    if not unpriced:
+        return f"all lines priced: {usd(fabric.price_usd.known_total)}"
+    if len(fabric.price_usd.items_without_price) == len(fabric.bom):
+        return f"no line has a catalog price; the Cost section shows how each is covered ({lines})"
+    return f"priced lines {usd(fabric.price_usd.known_total)} ({lines}; see the Cost section)"
+
+
+def _priced_total(fabric: FabricResult):
+    unpriced = len(fabric.price_usd.items_without_price)
+    if unpriced == len(fabric.bom):
+        return NO_PRICE
+    known = count(fabric.price_usd.known_total)
+    return known if not unpriced else text(known, small(f" + {unpriced} unpriced"))
+
+
 def bom_blocks(fabric: FabricResult, run=None) -> list[Block]:
     # The BOM gets a site column when lines belong to different sites (or the WAN).
     site_column = len(fabric.sites) > 1 or fabric.wan is not None
     columns = bom_columns(site_column)
-    unpriced = len(fabric.price_usd.items_without_price)
     summary = (
         f"· {len(fabric.bom)} lines · network power {count(fabric.power_w.total_typical_w)} W "
-        f"typical, {count(fabric.power_w.total_max_w)} W max · priced lines "
-        f"{usd(fabric.price_usd.known_total)} ({unpriced} line{'s' * (unpriced != 1)} "
-        "without a price)"
+        f"typical, {count(fabric.power_w.total_max_w)} W max · {_priced_summary(fabric)}"
     )
     download = run and link("Download BOM CSV", export_url(run, "bom"), id="fabric-bom-csv")
     return [
@@ -242,7 +258,7 @@ def bom_blocks(fabric: FabricResult, run=None) -> list[Block]:
             totals=[
                 Cell(text("Total (typical power; priced lines only)"), colspan=len(columns) - 2),
                 count(fabric.power_w.total_typical_w),
-                count(fabric.price_usd.known_total),
+                _priced_total(fabric),
             ],
         ),
     ]

@@ -140,7 +140,9 @@ def stack_paragraph(stack) -> Paragraph:
             " ",
             muted(f"({STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by)})"),
             f", {stack.attention_backend} attention, {overlap}; losses on kernel time: {losses}. ",
-            muted(f"Kernels: {stack.kernel_source}. Losses fitted on: {stack.calibration}"),
+            muted(
+                f"Kernels: {stack.kernel_source.rstrip('.')}. Losses fitted on: {stack.calibration}"
+            ),
         ),
         id="software-stack",
     )
