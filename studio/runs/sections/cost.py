@@ -21,7 +21,7 @@ from studio.runs.sections.blocks import (
     text,
 )
 from studio.runs.sections.common import export_url, small
-from studio.runs.sections.format import DASH, TIMES, count, number, percent, usd
+from studio.runs.sections.format import DASH, TIMES, amount, count, number, percent, usd
 from studio.runs.selectors import TypedResults
 
 
@@ -348,7 +348,14 @@ ASSUMPTION_COLUMNS = [
 def _assumption_value(entry: dict) -> str:
     value = entry.get("value")
     if isinstance(value, dict):
-        return ", ".join(f"{key} {item}" for key, item in value.items())
+        return ", ".join(f"{key} {_plain_value(item)}" for key, item in sorted(value.items()))
+    return _plain_value(value)
+
+
+def _plain_value(value) -> str:
+    """`11,700,000` and `0.05`, not `11700000.0`; words as they are."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return amount(value)
     return str(value)
 
 
