@@ -16,6 +16,8 @@ from studio.runs.models import ComparisonFigures, EngineRun, RunStatus
 from studio.runs.selectors import results_identity, typed_results
 
 logger = logging.getLogger(__name__)
+# Stored comparisons kept (each ~0.1-0.5 MB of figure JSON; a new one costs ~0.3 s CPU to build).
+STORED_COMPARISONS = 500
 # The compare page's figures of the last 128 comparisons (~150 kB each) per web process.
 COMPARED_FIGURES = ProcessCache("compare page figures", max_entries=128)
 
@@ -70,9 +72,18 @@ def _stored_or_built(digest: str, build: Callable[[], list[dict]]) -> list[dict]
             ComparisonFigures.objects.bulk_create(
                 [ComparisonFigures(key=digest, figures=figures)], ignore_conflicts=True
             )
+            _prune_comparisons()
     except DatabaseError:  # storing is an optimisation: the page shows what was built
         logger.warning("comparison figures %s not stored", digest[:12], exc_info=True)
     return figures
+
+
+def _prune_comparisons() -> None:
+    """Keep the newest STORED_COMPARISONS: older ones are rebuilt on demand if anyone asks."""
+    stale = ComparisonFigures.objects.order_by("-created_at", "-pk").values_list("pk", flat=True)[
+        STORED_COMPARISONS:
+    ]
+    ComparisonFigures.objects.filter(pk__in=list(stale)).delete()
 
 
 def with_html(figure: dict) -> dict:

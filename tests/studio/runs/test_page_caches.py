@@ -183,3 +183,15 @@ def _inline_figures(page: str) -> dict:
         r'<script id="(figure-[^"]+)" type="application/json">(.*?)</script>', page
     )
     return {script_id: json.loads(body) for script_id, body in scripts}
+
+
+def test_stored_comparisons_are_capped_newest_kept(monkeypatch):
+    from studio.runs import figures
+
+    monkeypatch.setattr(figures, "STORED_COMPARISONS", 2)
+    for digest in ("a" * 64, "b" * 64, "c" * 64):
+        figures._stored_or_built(digest, lambda digest=digest: [{"id": digest[:1]}])
+    kept = set(ComparisonFigures.objects.values_list("key", flat=True))
+    assert kept == {"b" * 64, "c" * 64}
+    # A pruned comparison is simply built again when asked for.
+    assert figures._stored_or_built("a" * 64, lambda: [{"id": "again"}]) == [{"id": "again"}]
