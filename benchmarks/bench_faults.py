@@ -60,24 +60,7 @@ ENGINE_DELAY_S = 0.4
 CONCURRENCY = 2
 SCENARIOS = ["sigkill", "redis-stopped", "redis-running", "db-dropped", "redis-enqueue"]
 
-# A worker whose engines take ENGINE_DELAY_S more each (as in the short fault tests).
-WORKER_BOOT = """
-import os, sys, time
-import models_engine
-delay = float(os.environ.get("FAULT_ENGINE_DELAY_S") or 0)
-if delay:
-    real = models_engine.evaluate
-    def slow(spec, on_progress=None, **inputs):
-        def report(engine, completed):
-            time.sleep(delay)
-            if on_progress:
-                on_progress(engine, completed)
-        return real(spec, on_progress=report, **inputs)
-    models_engine.evaluate = slow
-from celery.__main__ import main
-sys.argv = ["celery", *sys.argv[1:]]
-sys.exit(main())
-"""
+SLOW_WORKER = str(Path(__file__).resolve().parents[1] / "benchmarks" / "slow_worker.py")
 
 
 class PrivateRedis:
@@ -186,7 +169,7 @@ class Bench:
 
     def _spawn_worker(self) -> None:
         self.worker = subprocess.Popen(
-            [sys.executable, "-c", WORKER_BOOT, "-A", "studio", "worker", "--pool", "prefork",
+            [sys.executable, SLOW_WORKER, "-A", "studio", "worker", "--pool", "prefork",
              "--concurrency", str(CONCURRENCY), "--loglevel", "WARNING", "--without-gossip",
              "--without-mingle"],
             cwd=ROOT, env=self.env(WORKER_APP_NAME), start_new_session=True,

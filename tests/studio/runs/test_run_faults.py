@@ -31,24 +31,7 @@ from studio.runs.selectors import runs_unfinished
 ROOT = Path(__file__).resolve().parents[3]
 CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
 
-# A worker whose engines take `FAULT_ENGINE_DELAY_S` per engine, so a fault lands mid-run.
-WORKER_BOOT = """
-import os, sys, time
-import models_engine
-delay = float(os.environ.get("FAULT_ENGINE_DELAY_S") or 0)
-if delay:
-    real = models_engine.evaluate
-    def slow(spec, on_progress=None, **inputs):
-        def report(engine, completed):
-            time.sleep(delay)
-            if on_progress:
-                on_progress(engine, completed)
-        return real(spec, on_progress=report, **inputs)
-    models_engine.evaluate = slow
-from celery.__main__ import main
-sys.argv = ["celery", *sys.argv[1:]]
-sys.exit(main())
-"""
+SLOW_WORKER = str(Path(__file__).resolve().parents[3] / "benchmarks" / "slow_worker.py")
 
 
 def wait_for(predicate, timeout: float, what: str, step: float = 0.2):
@@ -111,7 +94,7 @@ def workers(fault_settings):
             env["CELERY_BROKER_URL"] = broker_url
         proc = subprocess.Popen(
             [
-                *(sys.executable, "-c", WORKER_BOOT, "-A", "studio", "worker", "--pool", "solo"),
+                *(sys.executable, SLOW_WORKER, "-A", "studio", "worker", "--pool", "solo"),
                 *("--queues", queue, "--loglevel", "WARNING", "--without-heartbeat"),
                 *("--without-gossip", "--without-mingle"),
             ],
