@@ -1,5 +1,7 @@
 from rest_framework import serializers
 
+from models_engine import RESULT_SCHEMA_VERSION
+
 from studio.catalog.models import TeamCatalogEntry
 from studio.core.inputs import MAX_ID, JsonInvalid, check_json, loads_json, no_nul, parse_id
 from studio.designs.models import Design, DesignRevision, Project
@@ -55,26 +57,81 @@ class StrictSerializerMixin:
 
 class ProjectSerializer(StrictSerializerMixin, serializers.ModelSerializer):
     team = IdField(source="team_id")
+    archived = serializers.SerializerMethodField()
 
     class Meta:
         model = Project
-        fields = ["id", "team", "name", "description", "created_at"]
-        read_only_fields = ["created_at"]
+        fields = ["id", "team", "name", "description", "created_at", "archived", "archived_at"]
+        read_only_fields = ["created_at", "archived_at"]
+
+    def get_archived(self, project) -> bool:
+        return project.archived_at is not None
+
+
+class RenameSerializer(serializers.Serializer):
+    """PATCH body of a project or a design: either field, or both."""
+
+    name = serializers.CharField(max_length=200, required=False, validators=[no_nul])
+    description = serializers.CharField(
+        max_length=MAX_DESCRIPTION, required=False, allow_blank=True, validators=[no_nul]
+    )
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError({"name": ["Give a name or a description."]})
+        return attrs
+
+
+class DeleteConfirmSerializer(serializers.Serializer):
+    """DELETE's query: `?confirm=<the exact name>` (owners only)."""
+
+    confirm = serializers.CharField(max_length=200, validators=[no_nul])
+
+
+def revision_label(number: int | None) -> str | None:
+    """A revision as the pages name it: r3."""
+    return f"r{number}" if number is not None else None
 
 
 class DesignSerializer(serializers.ModelSerializer):
+    """A design's summary. `latest_revision` is the revision number users see (3 for r3);
+    `status` is "draft" until the first revision is saved."""
+
     latest_revision = serializers.SerializerMethodField()
+    latest_revision_label = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField()
+    archived = serializers.SerializerMethodField()
 
     class Meta:
         model = Design
-        fields = ["id", "project", "name", "created_at", "latest_revision"]
+        fields = [
+            "id",
+            "project",
+            "name",
+            "description",
+            "status",
+            "latest_revision",
+            "latest_revision_label",
+            "created_at",
+            "archived",
+            "archived_at",
+        ]
 
     def get_latest_revision(self, design) -> int | None:
         # The list annotates it (one query for the page, not one per design).
-        if hasattr(design, "latest_revision_id"):
-            return design.latest_revision_id
+        if hasattr(design, "latest_revision_number"):
+            return design.latest_revision_number
         revision = design.latest_revision
-        return revision.pk if revision else None
+        return revision.number if revision else None
+
+    def get_latest_revision_label(self, design) -> str | None:
+        return revision_label(self.get_latest_revision(design))
+
+    def get_status(self, design) -> str:
+        return "draft" if self.get_latest_revision(design) is None else "saved"
+
+    def get_archived(self, design) -> bool:
+        return design.archived_at is not None or design.project.archived_at is not None
 
 
 class DesignCreateSerializer(serializers.Serializer):
@@ -84,37 +141,91 @@ class DesignCreateSerializer(serializers.Serializer):
     message = serializers.CharField(max_length=500, required=False, default="")
 
 
-class DesignRevisionSerializer(serializers.ModelSerializer):
+class DesignRevisionSummarySerializer(serializers.ModelSerializer):
+    """A revision in a list: no spec (GET .../revisions/<number>/ has it)."""
+
+    label = serializers.SerializerMethodField()
+    author = serializers.SerializerMethodField()
+
     class Meta:
         model = DesignRevision
-        fields = ["id", "design", "number", "spec", "spec_hash", "message", "author", "created_at"]
+        fields = ["number", "label", "spec_hash", "message", "author", "created_at"]
+
+    def get_label(self, revision) -> str:
+        return revision_label(revision.number)
+
+    def get_author(self, revision) -> str | None:
+        return revision.author.get_username() if revision.author else None
 
 
-class EngineRunSerializer(serializers.ModelSerializer):
+class DesignRevisionSerializer(DesignRevisionSummarySerializer):
+    class Meta(DesignRevisionSummarySerializer.Meta):
+        fields = ["design", *DesignRevisionSummarySerializer.Meta.fields, "spec"]
+
+
+class EngineRunListSerializer(serializers.ModelSerializer):
+    """A run in a list: ids, status and the headline figures, without the full results (tens
+    to hundreds of kB each; 17 runs were 4.6 MB). `GET /api/runs/<id>/` has them."""
+
+    design = serializers.IntegerField(source="revision.design_id", read_only=True)
+    design_name = serializers.CharField(source="revision.design.name", read_only=True)
+    project = serializers.IntegerField(source="revision.design.project_id", read_only=True)
+    revision = serializers.IntegerField(source="revision.number", read_only=True)
+    revision_label = serializers.SerializerMethodField()
+    headline = serializers.SerializerMethodField()
+
     class Meta:
         model = EngineRun
         fields = [
             "id",
+            "design",
+            "design_name",
+            "project",
             "revision",
+            "revision_label",
             "spec_hash",
             "engine_version",
             "status",
             "progress",
-            "results",
             "error",
             "cached_from",
             "created_at",
             "started_at",
             "finished_at",
+            "headline",
         ]
 
+    def get_revision_label(self, run) -> str:
+        return revision_label(run.revision.number)
 
-class EngineRunListSerializer(EngineRunSerializer):
-    """A run in a list: everything but its results (tens to hundreds of kB each; the list of
-    17 runs was 4.6 MB). `GET /api/runs/<id>/` has them."""
+    def get_headline(self, run) -> dict[str, float | int | bool | None] | None:
+        """The engine's headline figures (results["headline"]); None before a run is done
+        or for results of an older engine version. The list reads only these keys."""
+        if hasattr(run, "listed_headline"):
+            headline, version = run.listed_headline, run.listed_version
+        else:
+            headline = (run.results or {}).get("headline")
+            version = (run.results or {}).get("result_schema_version")
+        current = isinstance(version, int) and version >= RESULT_SCHEMA_VERSION
+        return headline if current and headline else None
 
-    class Meta(EngineRunSerializer.Meta):
-        fields = [f for f in EngineRunSerializer.Meta.fields if f != "results"]
+
+class EngineRunSerializer(EngineRunListSerializer):
+    """One run, with its full results."""
+
+    class Meta(EngineRunListSerializer.Meta):
+        fields = [*EngineRunListSerializer.Meta.fields, "results"]
+
+
+class RevisionDiffSerializer(serializers.Serializer):
+    """Changed fields between two revisions (numbers as users see them)."""
+
+    # "from" is a Python keyword: declared below.
+    to = serializers.IntegerField()
+    changes = serializers.ListField(child=serializers.DictField())
+
+
+RevisionDiffSerializer._declared_fields["from"] = serializers.IntegerField()
 
 
 class TeamCatalogEntrySerializer(StrictSerializerMixin, serializers.ModelSerializer):

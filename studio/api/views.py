@@ -1,30 +1,33 @@
 """REST endpoints: thin viewsets over the services, scoped by team membership."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from models_engine import design_json_schema, load_catalog, spec_diff
-from studio.accounts.selectors import teams_of
+from studio.accounts.models import Role
+from studio.accounts.selectors import teams_of, user_has_role
 from studio.api import filters
 from studio.api import serializers as s
+from studio.api.openapi import documented
 from studio.api.scoping import TeamScopedViewSet
 from studio.catalog import services as catalog_services
 from studio.catalog.selectors import team_catalog, team_entries_visible_to
 from studio.core.inputs import parse_id, parse_int
+from studio.designs import lifecycle
 from studio.designs import services as design_services
 from studio.designs.importing import ImportFileInvalid, check_request_size, spec_from_upload
 from studio.designs.selectors import (
     designs_visible_to,
-    latest_revision_id_subquery,
+    latest_revision_number_subquery,
     projects_visible_to,
 )
 from studio.runs import services as run_services
-from studio.runs.selectors import runs_visible_to
+from studio.runs.selectors import runs_visible_to, runs_with_listed_headline
 
 NO_TEAM = "No such team among yours."
 NO_PROJECT = "No such project among your teams."
@@ -48,11 +51,104 @@ def _field_errors(exc: design_services.DesignSpecInvalid) -> dict:
     return errors
 
 
-class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+def _archive_actions(serializer_class, label: str):
+    """POST .../archive/ and .../restore/ for a viewset of projects or designs (editors)."""
+
+    def change(self, request, service):
+        obj = self.get_object()
+        self.require_team_role(self.team_id_of(obj))
+        service(actor=request.user, obj=obj)
+        return Response(serializer_class(self.get_object()).data)
+
+    @extend_schema(request=None, responses=documented({200: serializer_class}, 403, 404))
+    @action(detail=True, methods=["post"])
+    def archive(self, request, pk=None, format=None):
+        return change(self, request, lifecycle.archive)
+
+    @extend_schema(request=None, responses=documented({200: serializer_class}, 403, 404))
+    @action(detail=True, methods=["post"])
+    def restore(self, request, pk=None, format=None):
+        return change(self, request, lifecycle.restore)
+
+    archive.__doc__ = f"Archive the {label}: hidden from lists (?archived=true shows it), kept whole."
+    restore.__doc__ = f"Bring an archived {label} back into the lists."
+    return archive, restore
+
+
+class _LifecycleMixin:
+    """PATCH (rename, description), DELETE (owners, ?confirm=<exact name>) for projects and
+    designs; every change audited by `studio.designs.lifecycle`."""
+
+    name_taken: type[Exception]
+
+    def team_id_of(self, obj) -> int:
+        raise NotImplementedError
+
+    def partial_update(self, request, pk=None, format=None):
+        obj = self.get_object()
+        self.require_team_role(self.team_id_of(obj))
+        payload = s.RenameSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            self.update_service(actor=request.user, obj=obj, **payload.validated_data)
+        except self.name_taken as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(self.get_serializer(self.get_object()).data)
+
+    def destroy(self, request, pk=None, format=None):
+        obj = self.get_object()
+        payload = s.DeleteConfirmSerializer(data=request.query_params)
+        if not user_has_role(request.user, self.team_id_of(obj), Role.OWNER):
+            raise PermissionDenied("Only a team owner may delete; archive it instead.")
+        payload.is_valid(raise_exception=True)
+        try:
+            lifecycle.delete_for_good(
+                actor=request.user, obj=obj, confirm=payload.validated_data["confirm"]
+            )
+        except lifecycle.DeleteNotConfirmed as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+DELETE_SCHEMA = extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "confirm", str, required=True, description="the exact name, to confirm (owners only)"
+        )
+    ],
+    responses=documented({204: None}, 400, 403, 404),
+)
+PATCH_SCHEMA = {"request": s.RenameSerializer}
+
+
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: s.ProjectSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: s.ProjectSerializer}, 404)),
+    partial_update=extend_schema(
+        **PATCH_SCHEMA, responses=documented({200: s.ProjectSerializer}, 400, 403, 404)
+    ),
+    destroy=DELETE_SCHEMA,
+)
+class ProjectViewSet(
+    _LifecycleMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet
+):
+    """Projects of your teams. Lists hide archived ones unless `?archived=true|all`; PATCH
+    renames or describes, archive/restore hide and bring back, DELETE is an owner's, confirmed
+    by the exact name."""
+
     scope_selector = projects_visible_to
     serializer_class = s.ProjectSerializer
     filterset_class = filters.ProjectFilter
+    name_taken = design_services.ProjectNameTaken
+    archive, restore = _archive_actions(s.ProjectSerializer, "project")
 
+    def team_id_of(self, project) -> int:
+        return project.team_id
+
+    def update_service(self, *, actor, obj, **values):
+        return lifecycle.project_update(actor=actor, project=obj, **values)
+
+    @extend_schema(responses=documented({201: s.ProjectSerializer}, 400, 403, 404))
     def create(self, request, *args, **kwargs):
         serializer = s.ProjectSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -70,17 +166,42 @@ class ProjectViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScope
         return Response(s.ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
 
 
-class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: s.DesignSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: s.DesignSerializer}, 404)),
+    partial_update=extend_schema(
+        **PATCH_SCHEMA, responses=documented({200: s.DesignSerializer}, 400, 403, 404)
+    ),
+    destroy=DELETE_SCHEMA,
+)
+class DesignViewSet(
+    _LifecycleMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet
+):
+    """Designs of your teams' projects, as summaries (`latest_revision`: the number users see;
+    `status`: draft until a revision is saved). Lists hide archived designs and designs of
+    archived projects unless `?archived=true|all`."""
+
     scope_selector = designs_visible_to
     serializer_class = s.DesignSerializer
     filterset_class = filters.DesignFilter
+    name_taken = design_services.DesignNameTaken
+    archive, restore = _archive_actions(s.DesignSerializer, "design")
+
+    def team_id_of(self, design) -> int:
+        return design.project.team_id
+
+    def update_service(self, *, actor, obj, **values):
+        return lifecycle.design_update(actor=actor, design=obj, **values)
 
     def safely_get_queryset(self, queryset):
-        if self.action == "list":  # each design's latest revision id, in the same query
-            return queryset.annotate(latest_revision_id=latest_revision_id_subquery())
+        if self.action == "list":  # each design's latest revision number, in the same query
+            return queryset.annotate(latest_revision_number=latest_revision_number_subquery())
         return queryset
 
-    @extend_schema(request=s.DesignCreateSerializer, responses=s.DesignSerializer)
+    @extend_schema(
+        request=s.DesignCreateSerializer,
+        responses=documented({201: s.DesignSerializer}, 400, 403, 404),
+    )
     def create(self, request, *args, **kwargs):
         payload = s.DesignCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -104,18 +225,42 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             raise ValidationError({exc.field: [str(exc)]}) from exc
         return Response(s.DesignSerializer(design).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(methods=["get"], request=None, responses=s.DesignRevisionSerializer(many=True))
+    @extend_schema(request=None, responses=documented({204: None}, 403, 404, 409))
+    @action(detail=True, methods=["post"], url_path="discard-draft")
+    def discard_draft(self, request, pk=None, format=None):
+        """Discard a design that was never saved (no revision, e.g. an abandoned "From
+        scratch"); a design with revisions is archived or deleted instead (409)."""
+        design = self.get_object()
+        self.require_team_role(design.project.team_id)
+        try:
+            lifecycle.design_draft_discard(actor=request.user, design=design)
+        except lifecycle.NotADraft as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
     @extend_schema(
-        methods=["post"], request=s.RevisionCreateSerializer, responses=s.DesignRevisionSerializer
+        methods=["get"],
+        request=None,
+        responses=documented({200: s.DesignRevisionSummarySerializer(many=True)}, 404),
     )
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(
+        methods=["post"],
+        request=s.RevisionCreateSerializer,
+        responses=documented(
+            {201: s.DesignRevisionSerializer, 200: s.DesignRevisionSerializer}, 400, 403, 404
+        ),
+    )
+    @action(detail=True, methods=["get", "post"], filter_backends=[])
     def revisions(self, request, pk=None, format=None):
-        """GET: every revision, newest first. POST {spec, message}: a new revision (a no-op
-        edit returns the latest revision unchanged)."""
+        """GET: the revisions, newest first, paginated (no spec: see revisions/<number>/).
+        POST {spec, message}: a new revision, 201; a no-op edit answers 200 with the latest
+        revision unchanged."""
         design = self.get_object()
         if request.method == "GET":
             revisions = design.revisions.select_related("author").order_by("-number")
-            return Response(s.DesignRevisionSerializer(revisions, many=True).data)
+            page = self.paginate_queryset(revisions)
+            data = s.DesignRevisionSummarySerializer(page, many=True).data
+            return self.get_paginated_response(data)
         self.require_team_role(design.project.team_id)
         payload = s.RevisionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -123,9 +268,21 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             design, payload.validated_data["spec"], payload.validated_data["message"]
         )
 
+    @extend_schema(request=None, responses=documented({200: s.DesignRevisionSerializer}, 404))
+    @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>[0-9]{1,9})")
+    def revision(self, request, pk=None, number=None, format=None):
+        """One revision with its full spec, by the number users see (r3: 3)."""
+        design = self.get_object()
+        revision = design.revisions.select_related("author").filter(number=int(number)).first()
+        if revision is None:
+            raise NotFound("No such revision of this design.")
+        return Response(s.DesignRevisionSerializer(revision).data)
+
     @extend_schema(
         request={"multipart/form-data": s.RevisionUploadSerializer},
-        responses=s.DesignRevisionSerializer,
+        responses=documented(
+            {201: s.DesignRevisionSerializer, 200: s.DesignRevisionSerializer}, 400, 403, 404
+        ),
     )
     @action(
         detail=True, methods=["post"], url_path="revisions/upload", parser_classes=[MultiPartParser]
@@ -149,17 +306,25 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
         return self._new_revision(design, spec, message)
 
     def _new_revision(self, design, spec: dict, message: str) -> Response:
+        before = design.latest_revision
         try:
             revision = design_services.design_revision_create(
                 actor=self.request.user, design=design, spec=spec, message=message
             )
         except design_services.DesignSpecInvalid as exc:
             raise ValidationError(_field_errors(exc)) from exc
-        return Response(s.DesignRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+        created = before is None or revision.pk != before.pk
+        return Response(
+            s.DesignRevisionSerializer(revision).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
 
     @extend_schema(
-        parameters=[OpenApiParameter("from", int), OpenApiParameter("to", int)],
-        responses=dict,
+        parameters=[
+            OpenApiParameter("from", int, description="revision number (default: the one before)"),
+            OpenApiParameter("to", int, description="revision number (default: the latest)"),
+        ],
+        responses=documented({200: s.RevisionDiffSerializer}, 400, 404),
     )
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None, format=None):
@@ -186,9 +351,10 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             }
         )
 
-    @extend_schema(request=None, responses=s.EngineRunSerializer)
+    @extend_schema(request=None, responses=documented({202: s.EngineRunSerializer}, 403, 404, 409))
     @action(detail=True, methods=["post"])
     def evaluate(self, request, pk=None, format=None):
+        """Queue an engine run of the latest revision (202; poll GET /api/runs/<id>/)."""
         design = self.get_object()
         self.require_team_role(design.project.team_id)
         if design.latest_revision is None:
@@ -200,8 +366,12 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
         return Response(s.EngineRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: s.EngineRunListSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: s.EngineRunSerializer}, 404)),
+)
 class EngineRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
-    """Lists are lean (no results, not even read from the database); a run's detail has them."""
+    """Lists are lean (the headline figures, not the results); a run's detail has them."""
 
     scope_selector = runs_visible_to
     serializer_class = s.EngineRunSerializer
@@ -211,7 +381,7 @@ class EngineRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamSco
         return s.EngineRunListSerializer if self.action == "list" else s.EngineRunSerializer
 
     def safely_get_queryset(self, queryset):
-        return queryset.defer("results") if self.action == "list" else queryset
+        return runs_with_listed_headline(queryset) if self.action == "list" else queryset
 
 
 class SpecSchemaView(APIView):
@@ -229,6 +399,7 @@ class TeamCatalogEntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, 
     serializer_class = s.TeamCatalogEntrySerializer
     filterset_class = filters.TeamCatalogEntryFilter
 
+    @extend_schema(responses=documented({201: s.TeamCatalogEntrySerializer}, 400, 403, 404))
     def create(self, request, *args, **kwargs):
         serializer = s.TeamCatalogEntrySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -247,6 +418,7 @@ class TeamCatalogEntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, 
             ) from exc
         return Response(s.TeamCatalogEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(responses=documented({204: None}, 403, 404))
     def destroy(self, request, pk=None, format=None):
         entry = self.get_object()
         self.require_team_role(entry.team_id)

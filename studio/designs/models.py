@@ -12,6 +12,8 @@ class Project(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Archived: hidden from lists by default, kept whole (restore brings it back as it was).
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -26,10 +28,12 @@ class Project(models.Model):
 class Design(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="designs")
     name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]

@@ -19,10 +19,10 @@ def designs_visible_to(user) -> QuerySet[Design]:
     )
 
 
-def latest_revision_id_subquery() -> Subquery:
-    """The id of a design's latest revision, for `.annotate()` on a list of designs."""
+def latest_revision_number_subquery() -> Subquery:
+    """The number of a design's latest revision (None: a draft), for `.annotate()` on a list."""
     latest = DesignRevision.objects.filter(design=OuterRef("pk")).order_by("-number")
-    return Subquery(latest.values("pk")[:1])
+    return Subquery(latest.values("number")[:1])
 
 
 def live_accepted_risks(design: Design) -> list[dict]:

@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KeyTransform
 from pydantic import ValidationError
 
 from models_engine import (
@@ -200,3 +201,12 @@ def queued_runs_sent_before(cutoff) -> QuerySet[EngineRun]:
 
 def queued_runs_waiting_since(cutoff) -> QuerySet[EngineRun]:
     return EngineRun.objects.filter(status=RunStatus.QUEUED, queued_at__lt=cutoff)
+
+
+def runs_with_listed_headline(runs: QuerySet[EngineRun]) -> QuerySet[EngineRun]:
+    """Runs for a list: the stored results stay in the database; only their headline figures
+    and schema version are read (a few hundred bytes per run instead of hundreds of kB)."""
+    return runs.defer("results").annotate(
+        listed_headline=KeyTransform("headline", "results"),
+        listed_version=KeyTransform("result_schema_version", "results"),
+    )

@@ -250,7 +250,7 @@ REST_FRAMEWORK = {
         "studio.api.authentication.TokenWriteScope",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["studio.api.filters.StrictFilterBackend"],
     # Bounded inputs: JSON depth/NUL/number size, and ?limit= / ?offset= capped.
     "DEFAULT_PARSER_CLASSES": [
         "studio.api.parsers.StrictJSONParser",
@@ -269,6 +269,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "studio.api.openapi.add_common_errors",
+    ],
+    # Request and response bodies as separate components: read-only fields are not asked for.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Celery: Redis is only the broker; every result lives in the database (runs.EngineRun).

@@ -87,9 +87,11 @@ def test_design_list_latest_revision_in_one_query(
     client.get("/api/designs/")  # warm the session
     with django_assert_max_num_queries(8):
         listed = client.get("/api/designs/").json()["results"]
-    assert {d["id"]: d["latest_revision"] for d in listed} == {
-        d.pk: d.latest_revision.pk for d in designs
+    # The revision number users see (r2), not a database id.
+    assert {d["id"]: (d["latest_revision"], d["latest_revision_label"]) for d in listed} == {
+        d.pk: (d.latest_revision.number, f"r{d.latest_revision.number}") for d in designs
     }
+    assert listed[0]["latest_revision"] == 2
 
 
 def test_lists_are_paginated_by_default(client, evaluated):
