@@ -69,7 +69,7 @@ urlpatterns = [
     path("designs/<id:pk>/clone/", history_views.DesignCloneView.as_view(), name="design-clone"),
     path(
         "designs/<id:pk>/spec.json",
-        project_views.DesignSpecJsonView.as_view(),
+        project_views.design_spec_json,
         name="design-spec-json",
     ),
     path("designs/<id:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),

@@ -6,12 +6,15 @@ in the layers); this module holds the project list and the design-creating forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
-from django.shortcuts import redirect, render
+from django.contrib.auth.views import redirect_to_login
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
-from django.views.generic import DetailView
+from django.views.decorators.http import require_safe
 
+from studio.accounts.download_auth import downloadable, token_readable
 from studio.accounts.models import Role
-from studio.accounts.scoping import ScopedActionView, TeamScopedObjectMixin
+from studio.accounts.scoping import ScopedActionView
+from studio.core.audit import audit_record
 from studio.designs import services
 from studio.designs.forms import ProjectCreateForm, design_create_forms
 from studio.designs.importing import ImportFileInvalid, check_request_size
@@ -124,19 +127,28 @@ class DesignImportView(_DesignCreateView):
         )
 
 
-class DesignSpecJsonView(TeamScopedObjectMixin, DetailView):
-    """The latest revision's spec as a JSON download (re-importable, CLI-evaluable)."""
-
-    scope_selector = designs_visible_to
-    team_id_path = "project.team_id"
-
-    def render_to_response(self, context, **response_kwargs):
-        revision = self.object.latest_revision
-        if revision is None:
-            raise Http404("This design has no revision yet")
-        response = JsonResponse(revision.spec, json_dumps_params={"indent": 2})
-        filename = slugify(self.object.name) or "design"
-        response["Content-Disposition"] = (
-            f'attachment; filename="{filename}-r{revision.number}.json"'
+@token_readable
+@require_safe
+def design_spec_json(request, pk: int):
+    """The latest revision's spec as a JSON download (re-importable, CLI-evaluable); with a
+    session, an API token (Bearer) or the project's feed token (?token=)."""
+    designs = downloadable(request, designs_visible_to, "project_id")
+    if designs is None:
+        return redirect_to_login(request.get_full_path())
+    design = get_object_or_404(designs, pk=pk)
+    revision = design.latest_revision
+    if revision is None:
+        raise Http404("This design has no revision yet")
+    if request.feed_token is not None:
+        audit_record(
+            actor=request.feed_token.user,
+            team=design.project.team,
+            action="feed.read",
+            target=design.project,
+            data={"token": request.feed_token.pk, "export": f"design {design.pk} spec.json"},
         )
-        return response
+    response = JsonResponse(revision.spec, json_dumps_params={"indent": 2})
+    filename = slugify(design.name) or "design"
+    response["Content-Disposition"] = f'attachment; filename="{filename}-r{revision.number}.json"'
+    response["Cache-Control"] = "no-store"
+    return response

@@ -4,8 +4,7 @@ a spreadsheet feed token (?token=) opens the exports of its one project, read-on
 from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 
-from studio.accounts.models import TokenKind
-from studio.accounts.tokens import TokenHeaderInvalid, bearer_token, token_lookup
+from studio.accounts.download_auth import token_readable
 from studio.core.audit import audit_record
 from studio.core.inputs import id_or_404
 from studio.designs.models import Project
@@ -18,17 +17,10 @@ from studio.runs.tables import RUN_TABLES, project_designs_table, run_table
 
 
 def _caller(request):
-    """(user or None, feed token or None)."""
+    """(user or None, feed token or None); DownloadTokenMiddleware read the tokens."""
     if request.user.is_authenticated:
         return request.user, None
-    try:
-        token = bearer_token(request.headers.get("Authorization", ""))
-    except TokenHeaderInvalid:  # a bad header is simply no identity here; the answer is 404
-        token = None
-    if token is not None:
-        return token.user, None
-    feed = token_lookup(request.GET.get("token", ""), TokenKind.FEED)
-    return None, feed
+    return None, getattr(request, "feed_token", None)
 
 
 def _project_for(request, project_id: int) -> tuple[Project, object]:
@@ -63,6 +55,7 @@ def _audit_feed_use(feed, project, what: str) -> None:
         )
 
 
+@token_readable
 def project_designs_export(request, pk: str, fmt: str):
     project, feed = _project_for(request, id_or_404(pk))
     rows = project_designs_table(design_columns(project.designs.all()))
@@ -70,6 +63,7 @@ def project_designs_export(request, pk: str, fmt: str):
     return _respond(rows, fmt, f"{slugify(project.name)}-designs", "designs")
 
 
+@token_readable
 def run_table_export(request, pk: str, table: str, fmt: str):
     user, feed = _caller(request)
     if user is not None:

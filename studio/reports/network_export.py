@@ -6,6 +6,7 @@ feed token (?token=) for the runs of its one project."""
 from django.http import Http404, HttpResponse
 
 import models_engine
+from studio.accounts.download_auth import token_readable
 from studio.reports.export_views import _audit_feed_use, _caller
 from studio.runs.models import EngineRun
 from studio.runs.selectors import runs_visible_to, typed_results
@@ -22,6 +23,7 @@ def _visible_run(request, pk: int):
     return None, None
 
 
+@token_readable
 def run_network_configs(request, pk: int):
     run, feed = _visible_run(request, pk)
     results = typed_results(run)

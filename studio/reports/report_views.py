@@ -108,6 +108,7 @@ def pdf_response(report: Report) -> HttpResponse:
 
 
 class ReportPdfView(TeamScopedObjectMixin, DetailView):
+    token_readable = True  # a script may fetch the PDF with an API token (download_auth)
     scope_selector = reports_visible_to
     team_id_path = "project.team_id"
 

@@ -153,6 +153,7 @@ class RunFiguresView(TeamScopedObjectMixin, View):
     """GET: a finished run's figures as JSON ({figure id: Plotly spec}), at a URL that names
     its content (`figures_key`): sent once per browser (immutable, ETag), gzipped when asked."""
 
+    token_readable = True  # the figures' JSON is a download too (download_auth)
     scope_selector = runs_visible_to
     team_id_path = "revision.design.project.team_id"
 
