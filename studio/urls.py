@@ -7,7 +7,7 @@ from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.inputs import IdConverter
 from studio.core.views import healthz
-from studio.designs import audit_views, editor_views, history_views
+from studio.designs import audit_views, editor_views, history_views, lifecycle_views
 from studio.designs import views as project_views
 from studio.reports import export_views, network_export
 from studio.reports import report_views as report_pages
@@ -57,6 +57,51 @@ urlpatterns = [
         "reports/<id:pk>/rebuild-pdf/",
         report_pages.ReportRebuildPdfView.as_view(),
         name="report-rebuild-pdf",
+    ),
+    path(
+        "projects/<id:pk>/rename/",
+        lifecycle_views.ProjectRenameView.as_view(),
+        name="project-rename",
+    ),
+    path(
+        "projects/<id:pk>/archive/",
+        lifecycle_views.ProjectArchiveView.as_view(),
+        name="project-archive",
+    ),
+    path(
+        "projects/<id:pk>/restore/",
+        lifecycle_views.ProjectRestoreView.as_view(),
+        name="project-restore",
+    ),
+    path(
+        "projects/<id:pk>/delete/",
+        lifecycle_views.ProjectDeleteView.as_view(),
+        name="project-delete",
+    ),
+    path(
+        "designs/<id:pk>/rename/",
+        lifecycle_views.DesignRenameView.as_view(),
+        name="design-rename",
+    ),
+    path(
+        "designs/<id:pk>/archive/",
+        lifecycle_views.DesignArchiveView.as_view(),
+        name="design-archive",
+    ),
+    path(
+        "designs/<id:pk>/restore/",
+        lifecycle_views.DesignRestoreView.as_view(),
+        name="design-restore",
+    ),
+    path(
+        "designs/<id:pk>/delete/",
+        lifecycle_views.DesignDeleteView.as_view(),
+        name="design-delete",
+    ),
+    path(
+        "designs/<id:pk>/discard-draft/",
+        lifecycle_views.DesignDiscardDraftView.as_view(),
+        name="design-discard-draft",
     ),
     path("designs/<id:pk>/", design_views.DesignDetailView.as_view(), name="design-detail"),
     path("designs/<id:pk>/diff/", design_views.RevisionDiffView.as_view(), name="design-diff"),

@@ -38,7 +38,10 @@ class StrictFilterBackend(DjangoFilterBackend):
         unknown = sorted(set(request.query_params) - known)
         if unknown:
             raise ValidationError(
-                {name: [f"not a filter of this list; use one of {sorted(known)}"] for name in unknown}
+                {
+                    name: [f"not a filter of this list; use one of {sorted(known)}"]
+                    for name in unknown
+                }
             )
         return super().filter_queryset(request, queryset, view)
 

@@ -1,7 +1,6 @@
 from rest_framework import serializers
 
 from models_engine import RESULT_SCHEMA_VERSION
-
 from studio.catalog.models import TeamCatalogEntry
 from studio.core.inputs import MAX_ID, JsonInvalid, check_json, loads_json, no_nul, parse_id
 from studio.designs.models import Design, DesignRevision, Project

@@ -70,7 +70,9 @@ def _archive_actions(serializer_class, label: str):
     def restore(self, request, pk=None, format=None):
         return change(self, request, lifecycle.restore)
 
-    archive.__doc__ = f"Archive the {label}: hidden from lists (?archived=true shows it), kept whole."
+    archive.__doc__ = (
+        f"Archive the {label}: hidden from lists (?archived=true shows it), kept whole."
+    )
     restore.__doc__ = f"Bring an archived {label} back into the lists."
     return archive, restore
 

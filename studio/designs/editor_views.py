@@ -12,7 +12,7 @@ from studio.accounts.selectors import user_has_role
 from studio.catalog.presentation import entry_summary
 from studio.catalog.selectors import team_catalog, team_catalog_entries
 from studio.core.inputs import parse_int
-from studio.designs import services
+from studio.designs import lifecycle, services
 from studio.designs.editor.codec import (
     find_list,
     form_to_spec,
@@ -108,7 +108,9 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
         if draft is not None:
             return draft.form_data, draft
         revision = self.object.latest_revision
-        return spec_to_form(revision.spec if revision else {"name": self.object.name}), None
+        form = spec_to_form(revision.spec) if revision else {}
+        form["name"] = self.object.name  # the Name field is the design's name (saving renames)
+        return form, None
 
     def _render(self, form: dict[str, str], *, draft=None, status=200, message=""):
         team_id = self.object.project.team_id
@@ -123,6 +125,7 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
             catalog_options=_catalog_options(team_id),
             message=message,
             can_edit=self._can_edit(),
+            is_new_design=not self.object.revisions.exists(),
         )
         template = "designs/_editor_form.html" if self.request.htmx else self.template_name
         return render(self.request, template, context, status=status)
@@ -152,13 +155,16 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
             draft = services.draft_save(actor=request.user, design=design, form_data=form)
             return self._render(form, draft=draft)
         try:
-            revision = services.design_revision_create(
+            revision = lifecycle.design_save_from_editor(
                 actor=request.user, design=design, spec=form_to_spec(form), message=message
             )
-        except services.DesignSpecInvalid:
+        except (services.DesignSpecInvalid, services.DesignNameTaken) as exc:
+            if isinstance(exc, services.DesignNameTaken):
+                messages.error(request, f"Name: {exc} Pick another name; nothing was saved.")
             draft = services.draft_save(actor=request.user, design=design, form_data=form)
             return self._render(form, draft=draft, status=422, message=message)
         services.draft_discard(actor=request.user, design=design)
+        design.refresh_from_db(fields=["name"])
         messages.success(request, f"Saved revision {revision.number} of “{design.name}”.")
         return redirect("design-detail", pk=design.pk)
 

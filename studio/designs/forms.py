@@ -84,3 +84,16 @@ class DesignRevertForm(forms.Form):
 
 class DesignCloneForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
+
+
+class RenameForm(forms.Form):
+    """Rename and describe a project or a design (the editor's Name field renames too)."""
+
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=5_000
+    )
+
+
+class DeleteConfirmForm(forms.Form):
+    confirm = forms.CharField(max_length=200, label="Type the exact name to confirm", strip=False)

@@ -12,7 +12,7 @@ from studio.accounts.selectors import user_has_role
 from studio.core.audit import audit_record
 from studio.core.errors import DomainError, unique_name
 from studio.designs.models import Design, Project
-from studio.designs.services import DesignNameTaken, ProjectNameTaken
+from studio.designs.services import DesignNameTaken, ProjectNameTaken, design_revision_create
 
 
 class NotAllowed(DomainError):
@@ -134,3 +134,15 @@ def design_draft_discard(*, actor, design: Design) -> None:
         data={"name": design.name},
     )
     locked.delete()
+
+
+@transaction.atomic
+def design_save_from_editor(*, actor, design: Design, spec: dict, message: str):
+    """The editor's save: a new revision, and the design renamed when its Name field changed
+    (the design's name and its spec's name are the one name users see). A name another design
+    of the project has refuses the whole save (DesignNameTaken)."""
+    revision = design_revision_create(actor=actor, design=design, spec=spec, message=message)
+    name = str(revision.spec.get("name") or "").strip()
+    if name and name != design.name:
+        design_update(actor=actor, design=design, name=name)
+    return revision

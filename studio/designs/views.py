@@ -5,8 +5,9 @@ in the layers); this module holds the project list and the design-creating forms
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, JsonResponse
 from django.contrib.auth.views import redirect_to_login
+from django.db.models import Count
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
@@ -16,6 +17,7 @@ from studio.accounts.models import Role
 from studio.accounts.scoping import ScopedActionView
 from studio.core.audit import audit_record
 from studio.designs import services
+from studio.designs.filters import ProjectFilter
 from studio.designs.forms import ProjectCreateForm, design_create_forms
 from studio.designs.importing import ImportFileInvalid, check_request_size
 from studio.designs.selectors import designs_visible_to, projects_visible_to
@@ -31,8 +33,16 @@ def project_list(request):
             form.add_error(exc.field, str(exc))
         else:
             return redirect("project-detail", pk=project.pk)
-    projects = projects_visible_to(request.user).order_by("team__name", "name")
-    return render(request, "designs/project_list.html", {"projects": projects, "form": form})
+    listed = ProjectFilter(request.GET, queryset=projects_visible_to(request.user))
+    if not listed.is_valid():  # the same FilterSet as GET /api/projects/: the same 400
+        return render(request, "400.html", {"problem": _filter_problem(listed)}, status=400)
+    projects = listed.qs.annotate(design_count=Count("designs")).order_by("team__name", "name")
+    context = {"projects": projects, "form": form, "archived": listed.form.cleaned_data["archived"]}
+    return render(request, "designs/project_list.html", context)
+
+
+def _filter_problem(filterset) -> str:
+    return "; ".join(f"{name}: {' '.join(errs)}" for name, errs in filterset.errors.items())
 
 
 class _DesignCreateView(ScopedActionView):

@@ -4,6 +4,7 @@ designs in the layers; creating and editing designs stays in `studio.designs`.""
 
 from django.db.models import Count
 from django.http import Http404
+from django.shortcuts import render
 from django.views.generic import DetailView
 
 from models_engine import spec_diff
@@ -11,11 +12,23 @@ from studio.accounts.models import Role
 from studio.accounts.scoping import TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
 from studio.core.inputs import parse_int
+from studio.designs.filters import DesignFilter
 from studio.designs.forms import design_create_forms
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs.columns import design_columns
+from studio.runs.filters import EngineRunFilter
 from studio.runs.headline import headline_cards, headline_changes, headline_of
+from studio.runs.models import RunStatus
 from studio.runs.selectors import latest_done_run, results_outdated, runs_visible_to, typed_results
+
+
+def _filtered_page(view, filterset):
+    """The page, or a 400 naming the filter parameter that cannot take its value (the same
+    FilterSet, and the same answer, as the API list)."""
+    if not filterset.is_valid():
+        problem = "; ".join(f"{k}: {' '.join(v)}" for k, v in filterset.errors.items())
+        return render(view.request, "400.html", {"problem": problem}, status=400)
+    return view.render_to_response(view.get_context_data(object=view.object))
 
 
 class ProjectDetailView(TeamScopedObjectMixin, DetailView):
@@ -26,15 +39,29 @@ class ProjectDetailView(TeamScopedObjectMixin, DetailView):
     template_name = "designs/project_detail.html"
     context_object_name = "project"
 
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        self.listed = self._design_filter()
+        return _filtered_page(self, self.listed)
+
+    def _design_filter(self) -> DesignFilter:
+        data = self.request.GET.copy()
+        if self.object.archived_at is not None:
+            data.setdefault("archived", "all")  # an archived project still shows its designs
+        return DesignFilter(data, queryset=self.object.designs.all())
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        designs = list(self.object.designs.annotate(revision_count=Count("revisions")))
+        designs = list(self.listed.qs.annotate(revision_count=Count("revisions")))
         columns = {c.design.pk: c for c in design_columns(designs)}
         context["designs"] = [
             {"design": d, "revisions": d.revision_count, "column": columns[d.pk]} for d in designs
         ]
+        context["archived_filter"] = self.listed.form.cleaned_data["archived"]
+        context["archived_count"] = self.object.designs.filter(archived_at__isnull=False).count()
         context.update(design_create_forms(self.object))
         context["can_edit"] = user_has_role(self.request.user, self.object.team_id, Role.EDITOR)
+        context["is_owner"] = user_has_role(self.request.user, self.object.team_id, Role.OWNER)
         return context
 
 
@@ -44,19 +71,27 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
     template_name = "designs/design_detail.html"
     context_object_name = "design"
 
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        self.runs = runs_visible_to(request.user).filter(revision__design=self.object)
+        self.listed = EngineRunFilter(request.GET, queryset=self.runs)
+        return _filtered_page(self, self.listed)
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["revision"] = self.object.latest_revision
         context["revisions"] = self.object.revisions.select_related("author")
-        runs = runs_visible_to(self.request.user).filter(revision__design=self.object)
-        context["runs"] = runs.defer("results")[:10]  # the list shows status, not results
+        runs = self.runs
+        context["runs"] = self.listed.qs.defer("results")[:10]  # status, not results
+        context["run_status"] = self.listed.form.cleaned_data.get("status") or ""
+        context["run_status_choices"] = [("", "all"), *RunStatus.choices]
         latest_done = latest_done_run(runs)
         context["latest_done"] = latest_done
         context["headline_cards"] = headline_cards(typed_results(latest_done))
         context["latest_outdated"] = results_outdated(latest_done)
-        context["can_edit"] = user_has_role(
-            self.request.user, self.object.project.team_id, Role.EDITOR
-        )
+        team_id = self.object.project.team_id
+        context["can_edit"] = user_has_role(self.request.user, team_id, Role.EDITOR)
+        context["is_owner"] = user_has_role(self.request.user, team_id, Role.OWNER)
         return context
 
 

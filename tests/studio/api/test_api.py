@@ -93,7 +93,11 @@ def test_push_a_variant_as_json_and_as_csv_then_diff(client, team_a, design_in):
     assert [c["path"] for c in diff["changes"]] == ["economics.discount_rate"]
     listed = client.get(f"/api/designs/{design.pk}/revisions/").json()
     assert listed["count"] == 3  # paginated like every list, as the OpenAPI description says
-    assert [(r["number"], r["label"]) for r in listed["results"]] == [(3, "r3"), (2, "r2"), (1, "r1")]
+    assert [(r["number"], r["label"]) for r in listed["results"]] == [
+        (3, "r3"),
+        (2, "r2"),
+        (1, "r1"),
+    ]
     assert all("spec" not in r for r in listed["results"])  # the spec is behind the detail
     detail = client.get(f"/api/designs/{design.pk}/revisions/3/").json()
     assert detail["number"] == 3 and detail["spec"]["economics"]["discount_rate"] == 0.1

@@ -35,15 +35,19 @@ def downloads(evaluated):
     report = Report.objects.create(
         project=design.project, title="R", covers=[], pdf=b"%PDF-1.4 test", pdf_status="done"
     )
-    return design, run, {
-        "design-spec-json": {"pk": design.pk},
-        "export-project-designs": {"pk": design.project.pk, "fmt": "csv"},
-        "export-run-table": {"pk": run.pk, "table": "memory", "fmt": "xlsx"},
-        "run-figures": {"pk": run.pk, "key": figures_key(run)},
-        "run-network-configs": {"pk": run.pk},
-        "api-run-network-configs": {"pk": run.pk},
-        "report-pdf": {"pk": report.pk},
-    }
+    return (
+        design,
+        run,
+        {
+            "design-spec-json": {"pk": design.pk},
+            "export-project-designs": {"pk": design.project.pk, "fmt": "csv"},
+            "export-run-table": {"pk": run.pk, "table": "memory", "fmt": "xlsx"},
+            "run-figures": {"pk": run.pk, "key": figures_key(run)},
+            "run-network-configs": {"pk": run.pk},
+            "api-run-network-configs": {"pk": run.pk},
+            "report-pdf": {"pk": report.pk},
+        },
+    )
 
 
 def test_every_download_route_takes_tokens(downloads):
