@@ -118,3 +118,18 @@ def test_a_view_cannot_override_get_queryset():
         class Leaky(TeamScopedObjectMixin):
             def get_queryset(self):
                 return None
+
+
+def test_patch_and_delete_of_another_teams_objects_are_not_found(client, world):
+    """The walk above sends GET and POST; the API's PATCH and DELETE are scoped the same way."""
+    client.force_login(world["alice"])
+    design = world["design_b"]
+    for url, name in (
+        (f"/api/designs/{design.pk}/", design.name),
+        (f"/api/projects/{design.project.pk}/", design.project.name),
+    ):
+        patch = client.patch(url, {"name": "Mine now"}, content_type="application/json")
+        assert patch.status_code == 404, url
+        assert client.delete(f"{url}?confirm={name}").status_code == 404, url
+    design.refresh_from_db()
+    assert design.name == "Bravo design"

@@ -103,3 +103,18 @@ def test_lists_are_paginated_by_default(client, evaluated):
     for url in ("/api/projects/", "/api/designs/", "/api/catalog-entries/"):
         body = client.get(url).json()
         assert set(body) >= {"count", "next", "previous", "results"}, url
+
+
+def test_a_hundred_runs_with_real_results_list_in_under_200_kb(client, evaluated):
+    """Issue 17: /api/runs/ for 17 runs was 4.6 MB; 100 runs must stay under 200 kB."""
+    design, run = evaluated
+    _copies(run, 99)
+    client.force_login(design.project.team.memberships.first().user)
+
+    response = client.get("/api/runs/")
+
+    body = response.json()
+    assert body["count"] == 100 and len(body["results"]) == 100
+    assert all(item["headline"]["tco_usd"] > 0 for item in body["results"])  # summaries, not empty
+    print(f"/api/runs/ with 100 runs: {len(response.content):,} bytes")
+    assert len(response.content) < 200_000
