@@ -31,8 +31,20 @@ def _error_schema_ref() -> dict:
     return {"$ref": "#/components/schemas/Error"}
 
 
+def _common_codes(method: str, operation: dict) -> list[str]:
+    """Answers any operation of this shape can give: 401 (no valid credentials), 403 on a write
+    (read-only token, viewer), 404 when the path names an object, 400 when it takes input."""
+    parameters = operation.get("parameters", [])
+    codes = ["401"] if method == "get" else ["401", "403"]
+    if any(p.get("in") == "path" for p in parameters):
+        codes.append("404")
+    if operation.get("requestBody") or any(p.get("in") == "query" for p in parameters):
+        codes.append("400")
+    return codes
+
+
 def add_common_errors(result, generator, request, public):
-    """Every authenticated operation can answer 401; every write, 403 (read-only token)."""
+    """The answers every operation of its shape can give (see `_common_codes`)."""
     result.setdefault("components", {}).setdefault("schemas", {}).setdefault(
         "Error",
         {"type": "object", "properties": {"detail": {"type": "string"}}},
@@ -40,8 +52,7 @@ def add_common_errors(result, generator, request, public):
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
-            codes = ["401"] if method == "get" else ["401", "403"]
-            for code in codes:
+            for code in _common_codes(method, operation):
                 responses.setdefault(
                     code,
                     {

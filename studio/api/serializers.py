@@ -197,7 +197,7 @@ class EngineRunListSerializer(serializers.ModelSerializer):
     def get_revision_label(self, run) -> str:
         return revision_label(run.revision.number)
 
-    def get_headline(self, run) -> dict[str, float | int | bool | None] | None:
+    def get_headline(self, run) -> dict | None:
         """The engine's headline figures (results["headline"]); None before a run is done
         or for results of an older engine version. The list reads only these keys."""
         if hasattr(run, "listed_headline"):
