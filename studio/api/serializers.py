@@ -84,7 +84,11 @@ class RenameSerializer(serializers.Serializer):
 class DeleteConfirmSerializer(serializers.Serializer):
     """DELETE's query: `?confirm=<the exact name>` (owners only)."""
 
-    confirm = serializers.CharField(max_length=200, validators=[no_nul])
+    confirm = serializers.CharField(
+        max_length=200,
+        validators=[no_nul],
+        error_messages={"required": "Give ?confirm=<the exact name> to delete for good."},
+    )
 
 
 def revision_label(number: int | None) -> str | None:

@@ -15,12 +15,13 @@ ARCHIVED_CHOICES = [
 
 
 class ArchivedFilter(django_filters.ChoiceFilter):
-    """`archived=false` (the default), `true` or `all`. `lookup` is the Q of "archived" for the
-    model (a design is also archived when its project is)."""
+    """`archived=false` (the default), `true` or `all`. `archived_q` says what "archived" is for
+    the model (a design is also archived when its project is)."""
 
     def __init__(self, *args, archived_q: Q, **kwargs):
         self.archived_q = archived_q
         kwargs.setdefault("help_text", "false (default): active only; true: archived; all: both")
+        kwargs.setdefault("error_messages", {"invalid_choice": "one of false (default), true, all"})
         super().__init__(*args, choices=ARCHIVED_CHOICES, **kwargs)
 
     def filter(self, qs: QuerySet, value) -> QuerySet:

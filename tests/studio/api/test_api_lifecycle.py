@@ -84,6 +84,8 @@ def test_an_archived_project_hides_it_and_its_designs(client, alice_design):
     assert client.get("/api/projects/").json()["count"] == 0
     assert client.get("/api/designs/").json()["count"] == 0
     assert client.get("/api/projects/?archived=true").json()["count"] == 1
+    refused = client.get("/api/projects/?archived=maybe")
+    assert refused.status_code == 400 and "one of false" in refused.json()["archived"][0]
     # The HTML list uses the same FilterSet: hidden by default, shown when asked for.
     assert project.name not in client.get("/").content.decode()
     assert project.name in client.get("/?archived=true").content.decode()
