@@ -108,7 +108,7 @@ class DesignEditorView(TeamScopedObjectMixin, DetailView):
         if draft is not None:
             return draft.form_data, draft
         revision = self.object.latest_revision
-        form = spec_to_form(revision.spec) if revision else {}
+        form = spec_to_form(revision.spec if revision else {"name": self.object.name})
         form["name"] = self.object.name  # the Name field is the design's name (saving renames)
         return form, None
 
