@@ -41,11 +41,11 @@ def reduced_plan(leaves=4, spines=2, hosts_per_leaf=2, tenants=("red", "blue")) 
         nodes=leaves * hosts_per_leaf,
         link_speed_gbps=400.0,
     )
-    offsets = dict.fromkeys(("loopback", "p2p", "gpu", "management", "storage"), 0)
+    offsets = dict.fromkeys(("loopback", "p2p", "gpu", "tenant", "management", "storage"), 0)
     base = 4_200_000_000
     return RenderPlan(
         topo=topo,
-        addresses=AddressPlan(AddressPools(), topo, offsets),
+        addresses=AddressPlan(AddressPools(), topo, offsets, len(tenants)),
         asns=AsnPlan("per-leaf", base, topo),
         tenants=tenant_rows([Tenant(name=t) for t in tenants], True, base),
         ecmp_max_paths=64,

@@ -104,7 +104,9 @@ def test_infiniband_tenants_get_partition_keys_and_no_ip_configs():
     tenants = {"tenants": [{"name": "red"}, {"name": "blue"}]}
     fabric, network = plan_of(INFINIBAND, tenants)
     assert [t["pkey"] for t in network.tenants] == ["0x8001", "0x8002"]
-    assert network.isolation_facts["network.tenant_isolation"] == "infiniband-pkey"
+    assert network.isolation.mechanism == "infiniband-pkey"
+    assert network.isolation.tenant_segments == 2
+    assert network.isolation.bgp_session_protection == []  # no BGP on InfiniBand
     assert network.sites[0].subnet_manager["routing_engine"] == "ftree"
     assert models_engine.network_configs(fabric, network) == {}
 
