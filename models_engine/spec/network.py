@@ -75,8 +75,13 @@ class AddressPools(SpecModel):
 class Tenant(SpecModel):
     """A tenant: a VRF with one L2 VNI (Ethernet) or one partition key (InfiniBand)."""
 
+    # 11 characters: the VRF device is "Vrf-<name>", which SONiC requires (a "Vrf" prefix)
+    # and Linux caps at 15 characters (IFNAMSIZ 16 with the terminating NUL).
     name: str = spec_field(
-        ..., unit="text", description="Tenant name (VRF name).", pattern=r"^[A-Za-z][\w-]{0,14}$"
+        ...,
+        unit="text",
+        description="Tenant name: a letter, then letters, digits, - or _; 11 at most.",
+        pattern=r"^[A-Za-z][\w-]{0,10}$",
     )
 
 

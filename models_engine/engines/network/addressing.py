@@ -1,7 +1,8 @@
 """Address allocation from the design's pools: loopback /32s, switch-to-switch /31s (RFC 3021),
-one GPU subnet per leaf, one tenant subnet per tenant (Ethernet), management and storage ranges. Allocation is arithmetic (the n-th
-block of a pool), so any device's addresses are computed without holding a table; a pool too
-small for what the fabric needs is an error naming the pool."""
+one GPU subnet per leaf, one tenant subnet per tenant (Ethernet), management and storage
+ranges. Allocation is arithmetic (the n-th block of a pool), so any device's addresses are
+computed without holding a table; a pool too small for what the fabric needs is an error
+naming the pool."""
 
 from __future__ import annotations
 

@@ -65,3 +65,17 @@ BGP_HOLD_S = 9
 # others standby).
 IB_ROUTING_ENGINE = "ftree"
 IB_SUBNET_MANAGERS = 2
+
+# --- SONiC / symmetric IRB rendering ----------------------------------------------------------
+# SONiC maps an L3 VNI to a VLAN of its own (VXLAN_TUNNEL_MAP needs a VLAN): tenant i's L3 VNI
+# rides VLAN 3000 + i (a stated numbering, like the VNIs above).
+L3_VNI_VLAN_BASE = 3_000
+# Distributed anycast gateway MAC shared by every leaf (locally administered, IEEE 802 bit 1 of
+# the first octet set): a stated choice, any one value fabric-wide works.
+ANYCAST_GATEWAY_MAC = "02:00:00:00:01:01"
+# ECN marking probability at Kmax, percent: NVIDIA Cumulus Linux `nv set qos roce` default
+# (min 150 KB, max 1500 KB, probability 100), the same Kmin/Kmax the fabric engine defaults to.
+ECN_MARK_PROBABILITY_PCT = 100
+# PFC xon: traffic resumes once two maximum frames fit below the xoff point. ASSUMPTION (vendor
+# tables differ; SONiC's pg_profile_lookup.ini per platform); xoff is the 802.1Qbb headroom.
+XON_MAX_FRAMES = 2

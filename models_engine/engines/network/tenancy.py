@@ -3,8 +3,8 @@ partitions (PKeys), and the isolation facts the security engine can read."""
 
 from __future__ import annotations
 
+from .data import L2_VNI_BASE, L3_VNI_BASE, L3_VNI_VLAN_BASE, PKEY_FULL_MEMBER, VLAN_BASE
 from .result import IsolationFacts
-from .data import L2_VNI_BASE, L3_VNI_BASE, PKEY_FULL_MEMBER, VLAN_BASE
 
 
 def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
@@ -15,8 +15,9 @@ def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
             rows.append(
                 {
                     "tenant": tenant.name,
-                    "vrf": tenant.name,
+                    "vrf": f"Vrf-{tenant.name}",
                     "vlan": VLAN_BASE + number,
+                    "l3_vni_vlan": L3_VNI_VLAN_BASE + number,
                     "l2_vni": l2,
                     "l3_vni": l3,
                     "route_target_l2": f"{rt_asn}:{l2}",
@@ -30,6 +31,7 @@ def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
                     "tenant": tenant.name,
                     "vrf": None,
                     "vlan": None,
+                    "l3_vni_vlan": None,
                     "l2_vni": None,
                     "l3_vni": None,
                     "route_target_l2": None,
