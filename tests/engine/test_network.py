@@ -68,13 +68,14 @@ def test_rendered_leaf_has_one_neighbor_per_uplink_in_both_dialects():
     assert len(frr) == plan.topo.switches
 
 
-def test_zip_holds_both_dialects_for_every_switch():
+def test_zip_holds_every_dialect_for_every_switch():
     fabric, network = plan_of("inference-fleet.json")
     archive = zipfile.ZipFile(io.BytesIO(models_engine.network_configs_zip(fabric, network)))
     switches = sum(s.leaves + s.spines + s.cores for s in network.sites)
     names = archive.namelist()
     assert sum(n.endswith(".frr.conf") for n in names) == switches
     assert sum(n.endswith(".eos.cfg") for n in names) == switches
+    assert sum(n.endswith(".config_db.json") for n in names) == switches
 
 
 def test_a_pool_too_small_is_a_finding_and_blocks_rendering_naming_the_pool():
