@@ -73,7 +73,7 @@ def _fabric(ctx: EvaluationContext) -> FabricResult:
 
 
 def _network(ctx: EvaluationContext, fabric: FabricResult) -> NetworkResult:
-    return evaluate_network(ctx.spec, fabric)
+    return evaluate_network(ctx.spec, fabric, ctx.catalog)
 
 
 def _storage_supply(ctx: EvaluationContext, fabric: FabricResult) -> StorageSupply:

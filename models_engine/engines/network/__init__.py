@@ -17,8 +17,9 @@ from .topology import SiteTopology, topology_of
 POOL_ORDER = ("loopback", "p2p", "gpu", "tenant", "management", "storage")
 
 
-def evaluate_network(spec, fabric: FabricResult) -> NetworkResult:
-    """The logical plan of every site. Raises PoolExhausted naming the pool too small."""
+def evaluate_network(spec, fabric: FabricResult, catalog=None) -> NetworkResult:
+    """The logical plan of every site. Raises PoolExhausted naming the pool too small.
+    `catalog` gives each switch's packet buffer (without it, no headroom-vs-buffer check)."""
     intent = spec.network
     offsets = dict.fromkeys(POOL_ORDER, 0)
     asn_next = intent.asn_base
@@ -27,7 +28,8 @@ def evaluate_network(spec, fabric: FabricResult) -> NetworkResult:
         topo = topology_of(site)
         plan = AddressPlan(intent.pools, topo, dict(offsets), len(intent.tenants))
         asns = AsnPlan(intent.asn_scheme, asn_next, topo)
-        sites.append(site_network(site, topo, plan, asns, intent))
+        buffer = switch_buffer(catalog, site.scale_out.switch_sku)
+        sites.append(site_network(site, topo, plan, asns, intent, buffer))
         for use in sites[-1].pools:
             offsets[use.pool] += use.blocks_needed
         asn_next += asns.asns_used
@@ -49,8 +51,24 @@ def _management_in_band(spec, fabric: FabricResult) -> bool:
     return converged or spec.security.network_segmentation == "flat"
 
 
+def switch_buffer(catalog, sku: str) -> tuple[float | None, str]:
+    """(packet buffer MB, where the figure comes from) of a catalog switch."""
+    entry = catalog.switches.get(sku) if catalog is not None else None
+    if entry is None or entry.packet_buffer_mb is None:
+        return None, ""
+    cited = [s for s in entry.sources if "buffer" in s.title.lower()] or list(entry.sources)
+    source = cited[0]
+    note = f", {source.note}" if source.note else ""
+    return entry.packet_buffer_mb, f"catalog {sku}: {source.title} ({source.date}{note})"
+
+
 def site_network(
-    site: SiteFabric, topo: SiteTopology, plan: AddressPlan, asns: AsnPlan, intent
+    site: SiteFabric,
+    topo: SiteTopology,
+    plan: AddressPlan,
+    asns: AsnPlan,
+    intent,
+    buffer: tuple[float | None, str] = (None, ""),
 ) -> SiteNetwork:
     management_hosts = (
         topo.switches
@@ -67,7 +85,7 @@ def site_network(
     ethernet = topo.ethernet
     mtu, mtu_findings = mtu_chain(intent.host_mtu, intent.switch_mtu, overlay=ethernet)
     headroom = headroom_rows(site, intent.switch_mtu) if ethernet else []
-    buffers, buffer_findings = buffer_rows(site, headroom) if ethernet else ([], [])
+    buffers, buffer_findings = buffer_rows(site, headroom, *buffer) if ethernet else ([], [])
     findings = [
         *(_pool_finding(error) for error in exhausted),
         *_ecmp_findings(topo, intent.ecmp_max_paths),

@@ -45,11 +45,8 @@ CABLE_NS_PER_M = 5.0  # propagation in fibre / copper at ~2/3 c
 INTERFACE_DELAY_BITS = {10: 8_192, 25: 6_144, 40: 24_576, 100: 122_880}
 RESPONSE_DELAY_BITS = {10: 30_720, 25: 40_960, 40: 60_416, 100: 201_728, 400: 463_360}
 
-# --- Switch packet buffers (MB = 10^6 bytes), by catalog switch id --------------------------
-# NVIDIA Spectrum-4 (SN5600 / SN5610): 160 MB fully shared packet buffer (NVIDIA SN5600
-# datasheet; not among the stored pages here: to re-check against the datasheet). A switch
-# missing here gets no headroom-vs-buffer check (a finding says so).
-SWITCH_BUFFER_MB = {"nvidia-sn5600": 160.0, "nvidia-sn5610": 160.0}
+# --- Switch packet buffers: the catalog's `packet_buffer_mb` per switch SKU (with its sources);
+# a switch without one gets no headroom-vs-buffer check (a finding says so).
 # Lossless priorities that reserve headroom on every port: the RDMA class only (CNPs ride a
 # strict-priority lossy queue; vendor "roce lossless" default, fabric data.py).
 LOSSLESS_PRIORITIES_PER_PORT = 1
