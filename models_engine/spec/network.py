@@ -32,7 +32,7 @@ class AddressPools(SpecModel):
         description="GPU NIC subnets: one per leaf (per rail on a rail-optimized fabric).",
     )
     tenant: str = spec_field(
-        "10.192.0.0/11",
+        "172.24.0.0/13",
         unit="IPv4 CIDR",
         description=(
             "Tenant subnets (Ethernet): one per tenant per site, its anycast gateway on every "

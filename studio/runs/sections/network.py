@@ -45,10 +45,13 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
             Paragraph(
                 text(
                     link(
-                        "Download every switch's configuration (FRR and Arista EOS, zip)",
+                        "Download every switch's configuration (zip)",
                         configs_url(run),
                         id="network-configs-download",
                     ),
+                    ": FRR frr.conf, Arista EOS and SONiC config_db.json (QoS tables) per "
+                    "switch, OpenSM files for InfiniBand sites, and a README with the Linux "
+                    "devices each leaf needs for the tenant VRFs.",
                 ),
             )
         )
@@ -61,16 +64,7 @@ def site_blocks(site, suffix: str) -> list[Block]:
     built += [Heading(text("Addressing")), pools_table(site, f"network-pools{suffix}")]
     if site.underlay.protocol == "ebgp":
         built += [Heading(text("eBGP underlay")), asn_table(site, f"network-asns{suffix}")]
-        if site.underlay.summaries:
-            built.append(
-                Paragraph(
-                    text(
-                        "Per-pod summaries announced to the cores: ",
-                        ", ".join(site.underlay.summaries),
-                    ),
-                    css="muted small",
-                )
-            )
+        built.append(Paragraph(underlay_sentence(site.underlay), css="muted small"))
         built += qos_blocks(site, suffix)
     elif site.subnet_manager:
         sm = site.subnet_manager
@@ -86,6 +80,32 @@ def site_blocks(site, suffix: str) -> list[Block]:
             )
         )
     return built
+
+
+def underlay_sentence(underlay):
+    """Route summarisation and session protection, in words."""
+    aggregates = ", ".join(underlay.summaries)
+    if underlay.summarised:
+        summary = text("Spines announce one aggregate per pod (summary-only): ", code(aggregates))
+    elif aggregates:
+        summary = text(
+            "Every leaf's GPU subnet is announced; the pods' aggregates (",
+            code(aggregates),
+            ") are available with network.route_summarisation = pod",
+        )
+    else:
+        summary = text("Every leaf's GPU subnet is announced")
+    protection = " and ".join(
+        {"gtsm": "GTSM (TTL 255, one hop)", "md5": "TCP MD5"}[p]
+        for p in (["gtsm"] if underlay.bgp_gtsm else [])
+        + (["md5"] if underlay.bgp_authentication == "md5" else [])
+    )
+    sessions = (
+        f"; sessions protected by {protection}."
+        if protection
+        else ("; sessions unprotected (no GTSM, no authentication).")
+    )
+    return summary + text(sessions)
 
 
 def key_figures(site) -> list[Card]:
@@ -239,22 +259,44 @@ def qos_blocks(site, suffix: str) -> list[Block]:
         Paragraph(
             text(
                 "PFC headroom per port: IEEE 802.1Qbb delay model (two maximum frames, the "
-                "PAUSE frame, interface and response delays, the cable both ways)."
+                "PAUSE frame, interface and response delays, the cable both ways).",
+                buffer_note(site),
             ),
             css="muted small",
         ),
     ]
 
 
+def buffer_note(site) -> str:
+    sources = sorted({r.get("buffer_source") for r in site.buffer_check} - {None, ""})
+    return f" Switch buffer: {sources[0]}." if sources else ""
+
+
 TENANT_COLUMNS = [
     Column("tenant"),
     Column("VRF"),
+    Column("subnet (anycast gateway)"),
     Column("VLAN", "id", numeric=True),
     Column("L2 VNI", "id", numeric=True),
     Column("L3 VNI", "id", numeric=True),
-    Column("route target"),
+    Column("L3 route target"),
     Column("PKey"),
 ]
+
+
+def tenant_subnets(network: NetworkResult, tenant: str) -> str:
+    """The tenant's subnet at each site ("site: subnet" when there are several)."""
+    rows = [
+        (site.site_id, row)
+        for site in network.sites
+        for row in site.tenant_subnets
+        if row["tenant"] == tenant
+    ]
+    if not rows:
+        return DASH
+    if len(rows) == 1:
+        return rows[0][1]["subnet"] or "pool too small"
+    return ", ".join(f"{site}: {row['subnet'] or 'pool too small'}" for site, row in rows)
 
 
 def tenant_blocks(network: NetworkResult) -> list[Block]:
@@ -262,10 +304,11 @@ def tenant_blocks(network: NetworkResult) -> list[Block]:
         [
             t["tenant"],
             t["vrf"] or DASH,
+            tenant_subnets(network, t["tenant"]),
             _or_dash(t["vlan"]),
             _or_dash(t["l2_vni"]),
             _or_dash(t["l3_vni"]),
-            t["route_target_l2"] or DASH,
+            t["route_target_l3"] or DASH,
             t["pkey"] or DASH,
         ]
         for t in network.tenants
