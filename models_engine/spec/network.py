@@ -14,6 +14,9 @@ from ._base import RuleViolations, SpecModel, section_field, spec_field
 # RFC 6996: 4200000000-4294967294 is the private 32-bit ASN range.
 PRIVATE_ASN_FIRST = 4_200_000_000
 PRIVATE_ASN_LAST = 4_294_967_294
+# 11 characters: the VRF device is "Vrf-<name>", which SONiC requires (a "Vrf" prefix) and
+# Linux caps at 15 characters (IFNAMSIZ 16 with the terminating NUL).
+TENANT_NAME_PATTERN = r"^[A-Za-z][\w-]{0,10}$"
 POOL_NAMES = ("loopback", "p2p", "gpu", "tenant", "management", "storage")
 
 
@@ -75,13 +78,11 @@ class AddressPools(SpecModel):
 class Tenant(SpecModel):
     """A tenant: a VRF with one L2 VNI (Ethernet) or one partition key (InfiniBand)."""
 
-    # 11 characters: the VRF device is "Vrf-<name>", which SONiC requires (a "Vrf" prefix)
-    # and Linux caps at 15 characters (IFNAMSIZ 16 with the terminating NUL).
     name: str = spec_field(
         ...,
         unit="text",
         description="Tenant name: a letter, then letters, digits, - or _; 11 at most.",
-        pattern=r"^[A-Za-z][\w-]{0,10}$",
+        pattern=TENANT_NAME_PATTERN,
     )
 
 

@@ -41,7 +41,7 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
             built.append(Heading(text(code(site.site_id), " ", small(site.technology))))
         built += site_blocks(site, suffix)
     built += tenant_blocks(network)
-    if run is not None and any(s.underlay.protocol == "ebgp" for s in network.sites):
+    if run is not None and network.sites:
         built.append(
             Paragraph(
                 text(
@@ -50,14 +50,25 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
                         configs_url(run),
                         id="network-configs-download",
                     ),
-                    ": FRR frr.conf, Arista EOS and SONiC config_db.json (QoS tables) per "
-                    "switch, OpenSM files for InfiniBand sites, and a README with the Linux "
-                    "devices each leaf needs for the tenant VRFs.",
+                    f": {archive_contents(network)}",
                 ),
             )
         )
     built += findings_list(network.findings, "network-findings")
     return built
+
+
+def archive_contents(network: NetworkResult) -> str:
+    """What the configuration zip holds for this design, in words."""
+    parts = []
+    if any(s.underlay.protocol == "ebgp" for s in network.sites):
+        parts.append(
+            "FRR frr.conf, Arista EOS and SONiC config_db.json (QoS tables) per switch, and a "
+            "README with the Linux devices each leaf needs for the tenant VRFs"
+        )
+    if any(s.subnet_manager for s in network.sites):
+        parts.append("OpenSM partitions.conf and opensm.conf for the InfiniBand sites")
+    return "; ".join(parts) + "."
 
 
 def site_blocks(site, suffix: str) -> list[Block]:
@@ -172,7 +183,10 @@ def _block_range(use) -> str:
     """First to last block this site takes ("does not fit" when the pool is too small)."""
     if not use.first:
         return "does not fit: pool too small"
-    first, last = use.first.split("/")[0], use.last.split("/")[0]
+    if use.block_prefix == 32:  # single addresses: the blocks are the addresses
+        first, last = use.first.split("/")[0], use.last.split("/")[0]
+    else:
+        first, last = use.first, use.last
     return first if first == last else f"{first} to {last}"
 
 
