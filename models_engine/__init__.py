@@ -20,7 +20,7 @@ from models_engine.engines.fabric.result import (
 )
 from models_engine.engines.facility.result import FacilityResult, FacilityTotals, SiteFacility
 from models_engine.engines.network.addressing import PoolExhausted
-from models_engine.engines.network.render import network_configs, network_configs_zip
+from models_engine.engines.network.archive import network_configs, network_configs_zip
 from models_engine.engines.network.result import NetworkResult
 from models_engine.engines.performance.result import PerformanceResult
 from models_engine.engines.regions.result import RegionsResult, TrainingWithWan

@@ -73,7 +73,7 @@ def _fabric(ctx: EvaluationContext) -> FabricResult:
 
 
 def _network(ctx: EvaluationContext, fabric: FabricResult) -> NetworkResult:
-    return evaluate_network(ctx.spec, fabric)
+    return evaluate_network(ctx.spec, fabric, ctx.catalog)
 
 
 def _storage_supply(ctx: EvaluationContext, fabric: FabricResult) -> StorageSupply:
@@ -165,20 +165,24 @@ def _scaling(
 
 
 def _security(
-    ctx: EvaluationContext, fabric: FabricResult, regions: RegionsResult
+    ctx: EvaluationContext, fabric: FabricResult, network: NetworkResult, regions: RegionsResult
 ) -> SecurityResult:
     return SecurityResult.model_validate(
         evaluate_security(
             ctx.spec,
-            facts=security_facts(fabric, regions),
+            facts=security_facts(fabric, regions, network),
             accepted_risks=ctx.accepted_risks,
         )
     )
 
 
-def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
+def security_facts(
+    fabric: FabricResult, regions: RegionsResult, network: NetworkResult | None = None
+) -> dict:
     """Facts other engines established, in the security engine's vocabulary; facts not
-    given here are derived from the spec by the security engine itself."""
+    given here are derived from the spec by the security engine itself. The network plan's
+    isolation facts (tenant segments, BGP session protection, where management lives) come
+    from its typed result."""
     # What the fabric engine actually built: a converged network rides the compute fabric
     # (at any site).
     return {
@@ -193,6 +197,7 @@ def security_facts(fabric: FabricResult, regions: RegionsResult) -> dict:
             for finding in regions.residency_findings
             if finding.get("severity") in ("critical", "high")
         ],
+        **(network.isolation.security_facts() if network is not None else {}),
     }
 
 
@@ -215,7 +220,7 @@ STEPS: tuple[Step, ...] = (
         _cost,
     ),
     Step("scaling", ("performance", "regions"), _scaling),
-    Step("security", ("fabric", "regions"), _security),
+    Step("security", ("fabric", "network", "regions"), _security),
 )
 ENGINE_ORDER = [step.name for step in STEPS]
 

@@ -44,6 +44,11 @@ class SwitchSku(CatalogEntry):
         default=None, description="True when power_max_w already counts modules/active cables."
     )
     rack_units: int | None = Field(default=None, ge=1, description="Height, U (null for chips).")
+    packet_buffer_mb: float | None = Field(
+        default=None,
+        gt=0,
+        description="Shared packet buffer, MB (10^6 bytes): PFC headroom is checked against it.",
+    )
     price_usd: float | None = Field(default=None, gt=0, description="Price per switch, USD.")
     in_network_reduction: Literal["sharp", "nvls"] | None = Field(
         default=None,

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, Tag, ValidationError
 
 from ._base import CATALOG_ID_PATTERN, CROSS_FIELD_ERROR
+from .network import TENANT_NAME_PATTERN
 from .regions import JURISDICTION_PATTERN
 
 ErrorDict = dict[str, Any]
@@ -20,6 +21,8 @@ ErrorDict = dict[str, Any]
 _PATTERN_TEXT = {
     CATALOG_ID_PATTERN: "a lower-case id: letters a-z, digits, '.', '_' or '-' (max 80)",
     JURISDICTION_PATTERN: "2-3 upper-case letters, such as US, EU, UK or SG",
+    TENANT_NAME_PATTERN: "a letter, then letters, digits, '-' or '_', 11 characters at most "
+    "(the VRF is named Vrf-<name>, 15 characters at most)",
 }
 _TYPE_TEXT = {
     "int_type": ("must be a whole number", "integer"),

@@ -14,7 +14,10 @@ from ._base import RuleViolations, SpecModel, section_field, spec_field
 # RFC 6996: 4200000000-4294967294 is the private 32-bit ASN range.
 PRIVATE_ASN_FIRST = 4_200_000_000
 PRIVATE_ASN_LAST = 4_294_967_294
-POOL_NAMES = ("loopback", "p2p", "gpu", "management", "storage")
+# 11 characters: the VRF device is "Vrf-<name>", which SONiC requires (a "Vrf" prefix) and
+# Linux caps at 15 characters (IFNAMSIZ 16 with the terminating NUL).
+TENANT_NAME_PATTERN = r"^[A-Za-z][\w-]{0,10}$"
+POOL_NAMES = ("loopback", "p2p", "gpu", "tenant", "management", "storage")
 
 
 class AddressPools(SpecModel):
@@ -30,6 +33,14 @@ class AddressPools(SpecModel):
         "10.128.0.0/10",
         unit="IPv4 CIDR",
         description="GPU NIC subnets: one per leaf (per rail on a rail-optimized fabric).",
+    )
+    tenant: str = spec_field(
+        "172.24.0.0/13",
+        unit="IPv4 CIDR",
+        description=(
+            "Tenant subnets (Ethernet): one per tenant per site, its anycast gateway on every "
+            "leaf in the tenant's VRF, sized for every GPU NIC port of the site."
+        ),
     )
     management: str = spec_field(
         "172.16.0.0/16",
@@ -68,7 +79,10 @@ class Tenant(SpecModel):
     """A tenant: a VRF with one L2 VNI (Ethernet) or one partition key (InfiniBand)."""
 
     name: str = spec_field(
-        ..., unit="text", description="Tenant name (VRF name).", pattern=r"^[A-Za-z][\w-]{0,14}$"
+        ...,
+        unit="text",
+        description="Tenant name: a letter, then letters, digits, - or _; 11 at most.",
+        pattern=TENANT_NAME_PATTERN,
     )
 
 
@@ -100,6 +114,32 @@ class Network(SpecModel):
     )
     bfd_multiplier: int = spec_field(
         3, unit="packets", description="BFD detect multiplier (FRR default).", ge=2, le=255
+    )
+    route_summarisation: Literal["none", "pod"] = spec_field(
+        "none",
+        unit="enum",
+        description=(
+            "pod: spines announce their pod's GPU subnets as one aggregate (summary-only) to "
+            "leaves and cores, so tables hold one route per pod; a spine that loses its link to "
+            "a leaf then still attracts that leaf's traffic and drops it (RFC 7938 section 8.2). "
+            "none: every leaf subnet is announced."
+        ),
+    )
+    bgp_gtsm: bool = spec_field(
+        True,
+        unit="boolean",
+        description=(
+            "GTSM (RFC 5082) on every fabric BGP session: TTL 255 sent, TTL 254 or less "
+            "dropped, so only a directly attached peer can reach the session."
+        ),
+    )
+    bgp_authentication: Literal["none", "md5"] = spec_field(
+        "none",
+        unit="enum",
+        description=(
+            "TCP MD5 signatures (RFC 2385) on every fabric BGP session; the rendered configs "
+            "carry a placeholder secret to replace."
+        ),
     )
     tenants: list[Tenant] = section_field(
         [Tenant(name="default")],

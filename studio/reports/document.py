@@ -22,6 +22,10 @@ TABLE_ROWS = 25  # longer tables are capped in the report (full data: the run's 
 PDF_TABLE_ROWS = 10
 PDF_FIGURES_PER_SECTION = 1
 PDF_TABLES_PER_SECTION = 1
+# Sections without charts, whose tables are the section: the network plan's addressing, ASN map
+# and traffic classes per site and its tenant overlays (its detail tables are collapsible, so
+# they stay on the web page).
+PDF_TABLES_BY_SECTION = {"network": 12}
 PDF_TABLE_COLUMNS = 5  # wider tables do not fit an A4 portrait column: web page only
 PDF_FINDINGS = 20
 PDF_ASSUMPTIONS = 12
@@ -123,7 +127,15 @@ def findings(covers: list[dict]) -> list[dict]:
     found = []
     for cover in covers:
         results = cover["results"]
-        for engine in ("fabric", "storage", "facility", "performance", "regions", "reliability"):
+        for engine in (
+            "fabric",
+            "network",
+            "storage",
+            "facility",
+            "performance",
+            "regions",
+            "reliability",
+        ):
             for f in (results.get(engine) or {}).get("findings") or []:
                 if f.get("severity") in ACT_ON:
                     found.append((cover["design_name"], engine, f["severity"], f["message"]))
@@ -235,11 +247,11 @@ def diff_with_previous(report) -> dict | None:
     return {"report": previous, "designs": designs}
 
 
-def digest(blocks: list) -> list:
-    """The PDF's blocks of one engine section: cards, headings and text, its first tables (cut
-    at PDF_TABLE_ROWS), without the collapsible detail, and no heading left with nothing under
-    it."""
-    return _without_empty_headings(_digest(blocks))
+def digest(blocks: list, max_tables: int = PDF_TABLES_PER_SECTION) -> list:
+    """The PDF's blocks of one engine section: cards, headings and text, its first `max_tables`
+    tables (cut at PDF_TABLE_ROWS), without the collapsible detail, and no heading left with
+    nothing under it."""
+    return _without_empty_headings(_digest(blocks, max_tables))
 
 
 def _without_empty_headings(blocks: list) -> list:
@@ -253,13 +265,13 @@ def _without_empty_headings(blocks: list) -> list:
     return out
 
 
-def _digest(blocks: list) -> list:
+def _digest(blocks: list, max_tables: int) -> list:
     out, tables = [], 0
     for block in blocks:
         if isinstance(block, Group) and block.summary:
             continue  # collapsible detail: on the web page
         if isinstance(block, Group):
-            out.append(replace(block, blocks=digest(block.blocks)))
+            out.append(replace(block, blocks=digest(block.blocks, max_tables)))
         elif isinstance(block, BulletList) and len(block.items) > PDF_LIST_ITEMS:
             more = len(block.items) - PDF_LIST_ITEMS
             out.append(replace(block, items=block.items[:PDF_LIST_ITEMS]))
@@ -268,7 +280,7 @@ def _digest(blocks: list) -> list:
             if len(block.columns) > PDF_TABLE_COLUMNS:
                 continue
             tables += 1
-            if tables <= PDF_TABLES_PER_SECTION:
+            if tables <= max_tables:
                 out.extend(capped([block], PDF_TABLE_ROWS))
         else:
             out.append(block)
@@ -299,7 +311,8 @@ def engine_sections(cover: dict, *, for_pdf: bool = False) -> list[dict]:
                 "figures": section["figures"][:PDF_FIGURES_PER_SECTION],
                 "more_figures": max(0, more),
             }
-            sections.append({**section, "blocks": digest(own)})
+            limit = PDF_TABLES_BY_SECTION.get(section["key"], PDF_TABLES_PER_SECTION)
+            sections.append({**section, "blocks": digest(own, limit)})
         else:
             sections.append({**section, "blocks": capped(own), "more_figures": 0})
     return sections

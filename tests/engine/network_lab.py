@@ -4,6 +4,7 @@ frr.conf the network engine rendered. All traffic stays inside the namespaces.""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import os
@@ -14,7 +15,9 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from models_engine.engines.network import pod_summaries
 from models_engine.engines.network.addressing import AddressPlan
+from models_engine.engines.network.archive import l2_devices, l3_devices
 from models_engine.engines.network.render import RenderPlan, frr_config
 from models_engine.engines.network.routing import AsnPlan
 from models_engine.engines.network.tenancy import tenant_rows
@@ -41,11 +44,12 @@ def reduced_plan(leaves=4, spines=2, hosts_per_leaf=2, tenants=("red", "blue")) 
         nodes=leaves * hosts_per_leaf,
         link_speed_gbps=400.0,
     )
-    offsets = dict.fromkeys(("loopback", "p2p", "gpu", "management", "storage"), 0)
+    offsets = dict.fromkeys(("loopback", "p2p", "gpu", "tenant", "management", "storage"), 0)
     base = 4_200_000_000
+    addresses = AddressPlan(AddressPools(), topo, offsets, len(tenants))
     return RenderPlan(
         topo=topo,
-        addresses=AddressPlan(AddressPools(), topo, offsets),
+        addresses=addresses,
         asns=AsnPlan("per-leaf", base, topo),
         tenants=tenant_rows([Tenant(name=t) for t in tenants], True, base),
         ecmp_max_paths=64,
@@ -54,6 +58,8 @@ def reduced_plan(leaves=4, spines=2, hosts_per_leaf=2, tenants=("red", "blue")) 
         keepalive_s=3,
         hold_s=9,
         switch_mtu=9216,
+        summaries=tuple(pod_summaries(topo, addresses)),  # network.route_summarisation = pod
+        bgp_gtsm=True,
     )
 
 
@@ -106,6 +112,35 @@ class Lab:
 
     # --- boot ---------------------------------------------------------------------------
 
+    @functools.cached_property
+    def vrf_support(self) -> bool:
+        """Whether this kernel has VRF devices (CONFIG_NET_VRF): tenant VRFs, L3 VNIs and
+        type-5 routes need them; some VM kernels leave them out."""
+        probe = f"{self.prefix}-vrfprobe"
+        sh("ip", "netns", "add", probe)
+        try:
+            done = subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    probe,
+                    "ip",
+                    "link",
+                    "add",
+                    "v",
+                    "type",
+                    "vrf",
+                    "table",
+                    "9",
+                ],
+                capture_output=True,
+                timeout=10,
+            )
+            return done.returncode == 0
+        finally:
+            sh("ip", "netns", "del", probe, check=False)
+
     def boot(self) -> None:
         os.chmod(self.root, 0o777)
         for device in self.plan.topo.devices():
@@ -138,8 +173,10 @@ class Lab:
             self.run(ns, "ip", "link", "set", name, "up")
 
     def _leaf(self, leaf: Device) -> None:
-        """Leaf data plane FRR does not create: the GPU subnet bridge with its hosts, the
-        tenants' VXLAN interfaces (one bridge + VTEP per L2 VNI, sourced at the loopback)."""
+        """Leaf data plane FRR does not create: the GPU subnet bridge with its hosts, and per
+        tenant the symmetric-IRB devices the archive README lists (VRF, L2 and L3 VNI VXLAN
+        devices and their bridges, sourced at the loopback); FRR puts the anycast gateway
+        address on the tenant's VLAN bridge from its frr.conf."""
         addresses = self.plan.addresses
         loopback = str(addresses.loopback(leaf))
         self.run(leaf.name, "ip", "addr", "add", f"{loopback}/32", "dev", "lo")
@@ -149,28 +186,12 @@ class Lab:
         self.run(leaf.name, "ip", "link", "set", "Vlan10", "up")
         for h in range(self.plan.topo.hosts_per_leaf):
             self._host(leaf, h)
-        for tenant in self.plan.tenants:
-            vni, bridge = tenant["l2_vni"], f"br{tenant['vlan']}"
-            self.run(leaf.name, "ip", "link", "add", bridge, "type", "bridge")
-            self.run(
-                leaf.name,
-                "ip",
-                "link",
-                "add",
-                f"vni{vni}",
-                "type",
-                "vxlan",
-                "id",
-                str(vni),
-                "local",
-                loopback,
-                "dstport",
-                "4789",
-                "nolearning",
-            )
-            self.run(leaf.name, "ip", "link", "set", f"vni{vni}", "master", bridge)
-            self.run(leaf.name, "ip", "link", "set", f"vni{vni}", "up")
-            self.run(leaf.name, "ip", "link", "set", bridge, "up")
+        for number, tenant in self.plan.tenant_numbered():  # the archive README's lines
+            devices = l2_devices(tenant, loopback)
+            if self.vrf_support:
+                devices += l3_devices(number, tenant, loopback)
+            for argv in devices:
+                self.run(leaf.name, *argv)
 
     def _host(self, leaf: Device, h: int) -> None:
         host = f"{leaf.name}h{h + 1}"

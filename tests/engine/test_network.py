@@ -68,13 +68,14 @@ def test_rendered_leaf_has_one_neighbor_per_uplink_in_both_dialects():
     assert len(frr) == plan.topo.switches
 
 
-def test_zip_holds_both_dialects_for_every_switch():
+def test_zip_holds_every_dialect_for_every_switch():
     fabric, network = plan_of("inference-fleet.json")
     archive = zipfile.ZipFile(io.BytesIO(models_engine.network_configs_zip(fabric, network)))
     switches = sum(s.leaves + s.spines + s.cores for s in network.sites)
     names = archive.namelist()
     assert sum(n.endswith(".frr.conf") for n in names) == switches
     assert sum(n.endswith(".eos.cfg") for n in names) == switches
+    assert sum(n.endswith(".config_db.json") for n in names) == switches
 
 
 def test_a_pool_too_small_is_a_finding_and_blocks_rendering_naming_the_pool():
@@ -104,7 +105,9 @@ def test_infiniband_tenants_get_partition_keys_and_no_ip_configs():
     tenants = {"tenants": [{"name": "red"}, {"name": "blue"}]}
     fabric, network = plan_of(INFINIBAND, tenants)
     assert [t["pkey"] for t in network.tenants] == ["0x8001", "0x8002"]
-    assert network.isolation_facts["network.tenant_isolation"] == "infiniband-pkey"
+    assert network.isolation.mechanism == "infiniband-pkey"
+    assert network.isolation.tenant_segments == 2
+    assert network.isolation.bgp_session_protection == []  # no BGP on InfiniBand
     assert network.sites[0].subnet_manager["routing_engine"] == "ftree"
     assert models_engine.network_configs(fabric, network) == {}
 

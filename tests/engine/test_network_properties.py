@@ -19,7 +19,8 @@ from models_engine.engines.network.topology import SiteTopology
 from models_engine.spec.network import PRIVATE_ASN_FIRST, PRIVATE_ASN_LAST, AddressPools
 
 POOLS = AddressPools()
-NO_OFFSETS = dict.fromkeys(("loopback", "p2p", "gpu", "management", "storage"), 0)
+NO_OFFSETS = dict.fromkeys(("loopback", "p2p", "gpu", "tenant", "management", "storage"), 0)
+TENANTS = 3
 
 
 @st.composite
@@ -47,12 +48,13 @@ def topologies(draw) -> SiteTopology:
 
 
 def allocations(topo: SiteTopology) -> dict[str, list[ipaddress.IPv4Network]]:
-    plan = AddressPlan(POOLS, topo, NO_OFFSETS)
+    plan = AddressPlan(POOLS, topo, NO_OFFSETS, TENANTS)
     leaves = [d for d in topo.devices() if d.role == "leaf"]
     nets = {
         "loopback": [ipaddress.IPv4Network(plan.loopback(d)) for d in topo.devices()],
         "p2p": [ipaddress.IPv4Network((plan.p2p(link)[0], 31)) for link in topo.all_links()],
         "gpu": [plan.gpu_subnet(leaf) for leaf in leaves],
+        "tenant": [plan.tenant_subnet(n) for n in range(1, TENANTS + 1)],
     }
     for use in plan.usage(management_hosts=topo.switches + 2 * topo.nodes, storage_hosts=64):
         if use.pool in ("management", "storage"):
@@ -80,7 +82,7 @@ def test_addresses_never_overlap_across_or_within_pools(topo):
 @settings(max_examples=60, deadline=None)
 @given(topologies())
 def test_every_link_gets_exactly_two_addresses_seen_from_both_ends(topo):
-    plan = AddressPlan(POOLS, topo, NO_OFFSETS)
+    plan = AddressPlan(POOLS, topo, NO_OFFSETS, TENANTS)
     ends = Counter()
     addresses = Counter()
     for device in topo.devices():

@@ -14,20 +14,22 @@ from .routing import AsnPlan, ecmp_rows
 from .tenancy import isolation_facts, tenant_rows
 from .topology import SiteTopology, topology_of
 
-POOL_ORDER = ("loopback", "p2p", "gpu", "management", "storage")
+POOL_ORDER = ("loopback", "p2p", "gpu", "tenant", "management", "storage")
 
 
-def evaluate_network(spec, fabric: FabricResult) -> NetworkResult:
-    """The logical plan of every site. Raises PoolExhausted naming the pool too small."""
+def evaluate_network(spec, fabric: FabricResult, catalog=None) -> NetworkResult:
+    """The logical plan of every site. Raises PoolExhausted naming the pool too small.
+    `catalog` gives each switch's packet buffer (without it, no headroom-vs-buffer check)."""
     intent = spec.network
     offsets = dict.fromkeys(POOL_ORDER, 0)
     asn_next = intent.asn_base
     sites = []
     for site in fabric.sites:
         topo = topology_of(site)
-        plan = AddressPlan(intent.pools, topo, dict(offsets))
+        plan = AddressPlan(intent.pools, topo, dict(offsets), len(intent.tenants))
         asns = AsnPlan(intent.asn_scheme, asn_next, topo)
-        sites.append(site_network(site, topo, plan, asns, intent))
+        buffer = switch_buffer(catalog, site.scale_out.switch_sku)
+        sites.append(site_network(site, topo, plan, asns, intent, buffer))
         for use in sites[-1].pools:
             offsets[use.pool] += use.blocks_needed
         asn_next += asns.asns_used
@@ -37,13 +39,36 @@ def evaluate_network(spec, fabric: FabricResult) -> NetworkResult:
         sites=sites,
         pools={name: getattr(intent.pools, name) for name in POOL_ORDER},
         tenants=tenants,
-        isolation_facts=isolation_facts(tenants, ethernet),
+        isolation=isolation_facts(tenants, ethernet, intent, _management_in_band(spec, fabric)),
         findings=[f for s in sites for f in s.findings],
     )
 
 
+def _management_in_band(spec, fabric: FabricResult) -> bool:
+    """In-band management rides the compute fabric: a frontend the fabric engine converged
+    onto it at any site, or a network the design declares flat."""
+    converged = any(site.frontend_network.mode == "converged" for site in fabric.sites)
+    return converged or spec.security.network_segmentation == "flat"
+
+
+def switch_buffer(catalog, sku: str) -> tuple[float | None, str]:
+    """(packet buffer MB, where the figure comes from) of a catalog switch."""
+    entry = catalog.switches.get(sku) if catalog is not None else None
+    if entry is None or entry.packet_buffer_mb is None:
+        return None, ""
+    cited = [s for s in entry.sources if "buffer" in s.title.lower()] or list(entry.sources)
+    source = cited[0]
+    note = f", {source.note}" if source.note else ""
+    return entry.packet_buffer_mb, f"catalog {sku}: {source.title} ({source.date}{note})"
+
+
 def site_network(
-    site: SiteFabric, topo: SiteTopology, plan: AddressPlan, asns: AsnPlan, intent
+    site: SiteFabric,
+    topo: SiteTopology,
+    plan: AddressPlan,
+    asns: AsnPlan,
+    intent,
+    buffer: tuple[float | None, str] = (None, ""),
 ) -> SiteNetwork:
     management_hosts = (
         topo.switches
@@ -60,10 +85,11 @@ def site_network(
     ethernet = topo.ethernet
     mtu, mtu_findings = mtu_chain(intent.host_mtu, intent.switch_mtu, overlay=ethernet)
     headroom = headroom_rows(site, intent.switch_mtu) if ethernet else []
-    buffers, buffer_findings = buffer_rows(site, headroom) if ethernet else ([], [])
+    buffers, buffer_findings = buffer_rows(site, headroom, *buffer) if ethernet else ([], [])
     findings = [
         *(_pool_finding(error) for error in exhausted),
         *_ecmp_findings(topo, intent.ecmp_max_paths),
+        *_summary_findings(topo, intent.route_summarisation),
         *mtu_findings,
         *buffer_findings,
     ]
@@ -79,6 +105,7 @@ def site_network(
         hosts_per_leaf=topo.hosts_per_leaf,
         rails=topo.rails,
         gpu_subnet_prefix=plan.gpu_prefix,
+        tenant_subnets=_tenant_subnets(plan, intent.tenants) if ethernet else [],
         pools=pools,
         underlay=_underlay(topo, plan, asns, intent),
         subnet_manager=None if ethernet else _subnet_manager(topo),
@@ -104,8 +131,30 @@ def _underlay(topo: SiteTopology, plan: AddressPlan, asns: AsnPlan, intent) -> U
         bfd_multiplier=intent.bfd_multiplier,
         keepalive_s=BGP_KEEPALIVE_S,
         hold_s=BGP_HOLD_S,
-        summaries=pod_summaries(topo, plan) if topo.ethernet and topo.cores else [],
+        summaries=pod_summaries(topo, plan) if topo.ethernet and topo.spines else [],
+        summarised=topo.ethernet and bool(topo.spines) and intent.route_summarisation == "pod",
+        bgp_gtsm=intent.bgp_gtsm,
+        bgp_authentication=intent.bgp_authentication,
     )
+
+
+def _tenant_subnets(plan: AddressPlan, tenants) -> list[dict]:
+    """Each tenant's subnet at this site (None when the tenant pool is too small: the pool
+    finding says so)."""
+    rows = []
+    for number, tenant in enumerate(tenants, start=1):
+        try:
+            subnet = plan.tenant_subnet(number)
+        except PoolExhausted:
+            subnet = None
+        rows.append(
+            {
+                "tenant": tenant.name,
+                "subnet": str(subnet) if subnet else None,
+                "gateway": str(subnet.network_address + 1) if subnet else None,
+            }
+        )
+    return rows
 
 
 def pod_summaries(topo: SiteTopology, plan: AddressPlan) -> list[str]:
@@ -117,6 +166,21 @@ def pod_summaries(topo: SiteTopology, plan: AddressPlan) -> list[str]:
         str(plan.gpu_subnet(topo.leaf(pod * topo.leaves_per_pod)).supernet(prefixlen_diff=bits))
         for pod in range(topo.pods)
         if pod * topo.leaves_per_pod < topo.leaves
+    ]
+
+
+def _summary_findings(topo: SiteTopology, scheme: str) -> list[dict]:
+    if scheme != "pod" or not topo.ethernet or not topo.spines:
+        return []
+    return [
+        {
+            "id": "summarised-pod-routes-blackhole",
+            "severity": "warning",
+            "message": "spines announce one aggregate per pod: a spine that loses its link to "
+            "a leaf still attracts that leaf's traffic and drops it until the link returns "
+            f"(RFC 7938 section 8.2); 1/{topo.spines_per_pod} of the traffic towards that leaf",
+            "path": "network.route_summarisation",
+        }
     ]
 
 

@@ -1,7 +1,8 @@
 """Address allocation from the design's pools: loopback /32s, switch-to-switch /31s (RFC 3021),
-one GPU subnet per leaf, management and storage ranges. Allocation is arithmetic (the n-th
-block of a pool), so any device's addresses are computed without holding a table; a pool too
-small for what the fabric needs is an error naming the pool."""
+one GPU subnet per leaf, one tenant subnet per tenant (Ethernet), management and storage
+ranges. Allocation is arithmetic (the n-th block of a pool), so any device's addresses are
+computed without holding a table; a pool too small for what the fabric needs is an error
+naming the pool."""
 
 from __future__ import annotations
 
@@ -85,11 +86,14 @@ class AddressPlan:
     """Addresses of one site's fabric. Sites share the pools: `offsets` says where each
     site's allocations start in each pool (blocks before it belong to earlier sites)."""
 
-    def __init__(self, pools, topo: SiteTopology, offsets: dict[str, int]):
+    def __init__(self, pools, topo: SiteTopology, offsets: dict[str, int], tenants: int = 0):
         self.pools = pools
         self.topo = topo
         self.offsets = offsets
+        self.tenants = tenants if topo.ethernet else 0  # InfiniBand tenants are PKeys
         self.gpu_prefix = host_subnet_prefix(topo.hosts_per_leaf)
+        # A tenant may be given any node of the site: its subnet holds every GPU NIC port.
+        self.tenant_prefix = host_subnet_prefix(topo.leaves * topo.hosts_per_leaf)
 
     def loopback(self, device: Device) -> ipaddress.IPv4Address:
         index = self.offsets["loopback"] + device.index
@@ -107,6 +111,15 @@ class AddressPlan:
     def gateway(self, leaf: Device) -> ipaddress.IPv4Address:
         return self.gpu_subnet(leaf).network_address + 1
 
+    def tenant_subnet(self, number: int) -> ipaddress.IPv4Network:
+        """Subnet of tenant `number` (from 1) at this site; its first address is the anycast
+        gateway every leaf holds in the tenant's VRF (symmetric IRB)."""
+        index = self.offsets["tenant"] + number - 1
+        return block("tenant", self.pools.tenant, self.tenant_prefix, index)
+
+    def tenant_gateway(self, number: int) -> ipaddress.IPv4Address:
+        return self.tenant_subnet(number).network_address + 1
+
     def usage(self, management_hosts: int, storage_hosts: int) -> list[PoolUse]:
         """How much of each pool this site takes (first/last None when it does not fit)."""
         topo = self.topo
@@ -115,6 +128,7 @@ class AddressPlan:
             "loopback": (32, topo.switches if routed else 0),
             "p2p": (31, topo.links if routed else 0),
             "gpu": (self.gpu_prefix, topo.gpu_slots),
+            "tenant": (self.tenant_prefix, self.tenants),
             "management": (32, management_hosts),
             "storage": (32, storage_hosts),
         }

@@ -45,11 +45,8 @@ CABLE_NS_PER_M = 5.0  # propagation in fibre / copper at ~2/3 c
 INTERFACE_DELAY_BITS = {10: 8_192, 25: 6_144, 40: 24_576, 100: 122_880}
 RESPONSE_DELAY_BITS = {10: 30_720, 25: 40_960, 40: 60_416, 100: 201_728, 400: 463_360}
 
-# --- Switch packet buffers (MB = 10^6 bytes), by catalog switch id --------------------------
-# NVIDIA Spectrum-4 (SN5600 / SN5610): 160 MB fully shared packet buffer (NVIDIA SN5600
-# datasheet; not among the stored pages here: to re-check against the datasheet). A switch
-# missing here gets no headroom-vs-buffer check (a finding says so).
-SWITCH_BUFFER_MB = {"nvidia-sn5600": 160.0, "nvidia-sn5610": 160.0}
+# --- Switch packet buffers: the catalog's `packet_buffer_mb` per switch SKU (with its sources);
+# a switch without one gets no headroom-vs-buffer check (a finding says so).
 # Lossless priorities that reserve headroom on every port: the RDMA class only (CNPs ride a
 # strict-priority lossy queue; vendor "roce lossless" default, fabric data.py).
 LOSSLESS_PRIORITIES_PER_PORT = 1
@@ -65,3 +62,17 @@ BGP_HOLD_S = 9
 # others standby).
 IB_ROUTING_ENGINE = "ftree"
 IB_SUBNET_MANAGERS = 2
+
+# --- SONiC / symmetric IRB rendering ----------------------------------------------------------
+# SONiC maps an L3 VNI to a VLAN of its own (VXLAN_TUNNEL_MAP needs a VLAN): tenant i's L3 VNI
+# rides VLAN 3000 + i (a stated numbering, like the VNIs above).
+L3_VNI_VLAN_BASE = 3_000
+# Distributed anycast gateway MAC shared by every leaf (locally administered, IEEE 802 bit 1 of
+# the first octet set): a stated choice, any one value fabric-wide works.
+ANYCAST_GATEWAY_MAC = "02:00:00:00:01:01"
+# ECN marking probability at Kmax, percent: NVIDIA Cumulus Linux `nv set qos roce` default
+# (min 150 KB, max 1500 KB, probability 100), the same Kmin/Kmax the fabric engine defaults to.
+ECN_MARK_PROBABILITY_PCT = 100
+# PFC xon: traffic resumes once two maximum frames fit below the xoff point. ASSUMPTION (vendor
+# tables differ; SONiC's pg_profile_lookup.ini per platform); xoff is the 802.1Qbb headroom.
+XON_MAX_FRAMES = 2

@@ -19,7 +19,6 @@ from .data import (
     RESPONSE_DELAY_BITS,
     ROCE_DSCP,
     ROCE_HEADERS_BYTES,
-    SWITCH_BUFFER_MB,
     VXLAN_OVERHEAD_BYTES,
 )
 
@@ -106,13 +105,15 @@ def headroom_rows(site: SiteFabric, mtu: int) -> list[dict]:
     return rows
 
 
-def buffer_rows(site: SiteFabric, headroom: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Per switch tier: headroom over all its ports vs the switch's buffer, and findings.
+def buffer_rows(
+    site: SiteFabric, headroom: list[dict], buffer_mb: float | None, buffer_source: str
+) -> tuple[list[dict], list[dict]]:
+    """Per switch tier: headroom over all its ports vs the switch's buffer (the catalog's
+    `packet_buffer_mb`, None when unpublished), and findings.
 
     A tier's ports carry the link groups that touch it: leaves node_leaf + leaf_spine,
     spines leaf_spine + spine_core, cores spine_core (ports used per switch from the fabric)."""
     sku = site.scale_out.switch_sku
-    buffer_mb = SWITCH_BUFFER_MB.get(sku)
     per_group = {row["links"]: row["headroom_kb_per_port"] for row in headroom}
     touching = {
         "leaf": ("node_leaf", "leaf_spine"),
@@ -134,6 +135,7 @@ def buffer_rows(site: SiteFabric, headroom: list[dict]) -> tuple[list[dict], lis
                 "headroom_mb_per_switch": total_mb,
                 "buffer_mb": buffer_mb,
                 "fraction_of_buffer": total_mb / buffer_mb if buffer_mb else None,
+                "buffer_source": buffer_source,
             }
         )
         if buffer_mb is not None and total_mb > buffer_mb:

@@ -1,12 +1,11 @@
 """Per-switch configuration rendered from the plan: FRR (SONiC-style frr.conf, SONiC port
-names `Ethernet<N>`) and Arista EOS. Rendering regenerates each switch's interfaces and
+names `Ethernet<N>`) and Arista EOS (SONiC config_db.json: render_sonic.py; the archive of
+every file: archive.py). Rendering regenerates each switch's interfaces and
 addresses from the fabric and network results (the result itself stays small), one switch at
 a time, so a large fabric streams into the archive."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -14,11 +13,10 @@ from types import SimpleNamespace
 from models_engine.engines.fabric.result import FabricResult
 
 from .addressing import AddressPlan, pool_exhausted
+from .qos_plan import QosPlan, qos_plan
 from .result import NetworkResult, SiteNetwork
 from .routing import AsnPlan
 from .topology import Device, SiteTopology, topology_of
-
-DIALECTS = ("frr", "eos")
 
 
 @dataclass(frozen=True)
@@ -48,6 +46,20 @@ class RenderPlan:
     pfc_priority: int | None = None
     ecn_kmin_kb: float | None = None
     ecn_kmax_kb: float | None = None
+    summaries: tuple[str, ...] = ()  # pod aggregates the spines announce (summary-only)
+    bgp_gtsm: bool = True
+    bgp_md5: bool = False
+    qos: QosPlan | None = None  # SONiC buffer / ECN / DSCP tables (Ethernet sites)
+
+    def tenant_numbered(self) -> Iterator[tuple[int, dict]]:
+        """(number from 1, row) of every tenant: the number picks its subnet and VNIs."""
+        return enumerate(self.tenants, start=1)
+
+    def pod_summary(self, device: Device) -> str | None:
+        """The aggregate a spine announces for its pod, when the plan summarises."""
+        if device.role != "spine" or not self.summaries:
+            return None
+        return self.summaries[min(device.pod, len(self.summaries) - 1)]
 
     def ports(self, device: Device) -> list[Port]:
         out = []
@@ -88,7 +100,7 @@ def _site_plan(fabric, site: SiteNetwork, pools, tenants) -> RenderPlan:
     marks_ecn = bool(lossless and lossless["ecn"])
     return RenderPlan(
         topo=topo,
-        addresses=AddressPlan(pools, topo, offsets),
+        addresses=AddressPlan(pools, topo, offsets, len(tenants)),
         asns=AsnPlan(underlay.asn_scheme, underlay.asn_base, topo),
         tenants=tenants,
         ecmp_max_paths=underlay.ecmp_max_paths,
@@ -100,6 +112,10 @@ def _site_plan(fabric, site: SiteNetwork, pools, tenants) -> RenderPlan:
         pfc_priority=lossless["priority"] if lossless else None,
         ecn_kmin_kb=ecn.get("ecn_kmin_kb") if marks_ecn else None,
         ecn_kmax_kb=ecn.get("ecn_kmax_kb") if marks_ecn else None,
+        summaries=tuple(underlay.summaries) if underlay.summarised else (),
+        bgp_gtsm=underlay.bgp_gtsm,
+        bgp_md5=underlay.bgp_authentication == "md5",
+        qos=qos_plan(site),
     )
 
 
@@ -134,12 +150,10 @@ def frr_config(plan: RenderPlan, device: Device) -> str:
             f" ip address {plan.addresses.gateway(device)}/{plan.addresses.gpu_prefix}",
             "!",
         ]
-        lines += [
-            line
-            for t in plan.tenants
-            for line in (f"vrf {t['vrf']}", f" vni {t['l3_vni']}", "exit-vrf", "!")
-        ]
+        lines += _frr_tenant_interfaces(plan)
     lines += _frr_bgp(plan, device, loopback, ports)
+    if device.role == "leaf":
+        lines += [line for _, t in plan.tenant_numbered() for line in _frr_vrf_bgp(plan, device, t)]
     lines += [
         "bfd",
         " profile fabric",
@@ -154,6 +168,61 @@ def frr_config(plan: RenderPlan, device: Device) -> str:
     return "\n".join(lines) + "\n"
 
 
+MD5_PLACEHOLDER = "REPLACE-WITH-BGP-SECRET"  # a secret never leaves the operator's vault
+
+
+def _frr_tenant_interfaces(plan: RenderPlan) -> list[str]:
+    """Symmetric IRB: each tenant's VRF carries its L3 VNI; its VLAN interface holds the
+    tenant's anycast gateway (the same address on every leaf) inside the VRF. The kernel
+    devices (VRF, VXLAN, bridges) are created on the host side: see the archive README."""
+    lines = []
+    for number, tenant in plan.tenant_numbered():
+        subnet = plan.addresses.tenant_subnet(number)
+        lines += [
+            f"vrf {tenant['vrf']}",
+            f" vni {tenant['l3_vni']}",
+            "exit-vrf",
+            "!",
+            f"interface Vlan{tenant['vlan']}",
+            f" description tenant {tenant['tenant']} anycast gateway",
+            f" ip address {plan.addresses.tenant_gateway(number)}/{subnet.prefixlen}",
+            "!",
+        ]
+    return lines
+
+
+def _frr_vrf_bgp(plan: RenderPlan, device: Device, tenant: dict) -> list[str]:
+    """The tenant VRF's BGP instance: its connected subnet announced as EVPN type-5 routes
+    (`advertise ipv4 unicast`) with the tenant's L3 route target, so every leaf learns every
+    other leaf's tenant prefixes in that VRF only."""
+    return [
+        f"router bgp {plan.asns.asn(device)} vrf {tenant['vrf']}",
+        f" bgp router-id {plan.addresses.loopback(device)}",
+        " no bgp ebgp-requires-policy",
+        " !",
+        " address-family ipv4 unicast",
+        "  redistribute connected",
+        " exit-address-family",
+        " !",
+        " address-family l2vpn evpn",
+        "  advertise ipv4 unicast",
+        f"  route-target import {tenant['route_target_l3']}",
+        f"  route-target export {tenant['route_target_l3']}",
+        " exit-address-family",
+        "exit",
+        "!",
+    ]
+
+
+def _frr_session_protection(plan: RenderPlan) -> list[str]:
+    lines = []
+    if plan.bgp_gtsm:
+        lines.append(" neighbor FABRIC ttl-security hops 1")  # RFC 5082
+    if plan.bgp_md5:
+        lines.append(f" neighbor FABRIC password {MD5_PLACEHOLDER}")  # RFC 2385
+    return lines
+
+
 def _frr_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> list[str]:
     asns = plan.asns
     lines = [
@@ -165,6 +234,7 @@ def _frr_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
         f" timers bgp {plan.keepalive_s} {plan.hold_s}",
         " neighbor FABRIC peer-group",
         " neighbor FABRIC bfd profile fabric",
+        *_frr_session_protection(plan),
     ]
     for port in ports:
         lines += [
@@ -178,6 +248,8 @@ def _frr_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
     lines.append(f"  network {loopback}/32")
     if device.role == "leaf":
         lines.append(f"  network {plan.addresses.gpu_subnet(device)}")
+    if summary := plan.pod_summary(device):
+        lines.append(f"  aggregate-address {summary} summary-only")
     lines += [f"  maximum-paths {plan.ecmp_max_paths}", " exit-address-family", " !"]
     lines += [" address-family l2vpn evpn", "  neighbor FABRIC activate"]
     if asns.needs_allowas_in and device.role != "core":
@@ -253,7 +325,8 @@ def _eos_leaf_overlay(plan: RenderPlan, device: Device) -> list[str]:
         f"   ip address {plan.addresses.gateway(device)}/{plan.addresses.gpu_prefix}",
         "!",
     ]
-    for tenant in plan.tenants:
+    for number, tenant in plan.tenant_numbered():
+        subnet = plan.addresses.tenant_subnet(number)
         lines += [
             f"vlan {tenant['vlan']}",
             f"   name {tenant['tenant']}",
@@ -261,6 +334,10 @@ def _eos_leaf_overlay(plan: RenderPlan, device: Device) -> list[str]:
             f"vrf instance {tenant['vrf']}",
             "!",
             f"ip routing vrf {tenant['vrf']}",
+            "!",
+            f"interface Vlan{tenant['vlan']}",
+            f"   vrf {tenant['vrf']}",
+            f"   ip address virtual {plan.addresses.tenant_gateway(number)}/{subnet.prefixlen}",
             "!",
         ]
     lines += ["interface Vxlan1", "   vxlan source-interface Loopback0", "   vxlan udp-port 4789"]
@@ -284,6 +361,10 @@ def _eos_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
         "   neighbor FABRIC bfd",
         "   neighbor FABRIC send-community extended",
     ]
+    if plan.bgp_gtsm:
+        lines.append("   neighbor FABRIC ttl maximum-hops 1")
+    if plan.bgp_md5:
+        lines.append(f"   neighbor FABRIC password 0 {MD5_PLACEHOLDER}")
     if asns.needs_allowas_in and device.role != "core":
         lines.append("   neighbor FABRIC allowas-in 1")
     for port in ports:
@@ -292,6 +373,8 @@ def _eos_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
             f"   neighbor {port.peer_address} remote-as {asns.asn(port.peer)}",
         ]
     lines.append(f"   network {loopback}/32")
+    if summary := plan.pod_summary(device):
+        lines.append(f"   aggregate-address {summary} summary-only")
     if device.role == "leaf":
         lines.append(f"   network {plan.addresses.gpu_subnet(device)}")
         for tenant in plan.tenants:
@@ -304,6 +387,7 @@ def _eos_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
                 "      rd auto",
                 f"      route-target import evpn {tenant['route_target_l3']}",
                 f"      route-target export evpn {tenant['route_target_l3']}",
+                "      redistribute connected",
             ]
     lines += [
         "   address-family evpn",
@@ -313,56 +397,3 @@ def _eos_bgp(plan: RenderPlan, device: Device, loopback, ports: list[Port]) -> l
         "!",
     ]
     return lines
-
-
-# --- Archive --------------------------------------------------------------------------------
-
-RENDERERS = {"frr": ("frr.conf", frr_config), "eos": ("eos.cfg", eos_config)}
-
-
-def site_configs(plan: RenderPlan, dialect: str) -> Iterator[tuple[str, str]]:
-    """(file name, text) of every switch of one site in one dialect."""
-    if dialect not in RENDERERS:
-        raise ValueError(f"dialect {dialect!r}: allowed {list(RENDERERS)}")
-    suffix, render = RENDERERS[dialect]
-    for device in plan.topo.devices():
-        yield f"{device.name}.{suffix}", render(plan, device)
-
-
-def network_configs(
-    fabric: FabricResult, network: NetworkResult, dialect: str = "frr"
-) -> dict[str, str]:
-    """Every switch's configuration: {"<site>/<dialect>/<switch>.<ext>": text}."""
-    return {
-        f"{plan.topo.site_id}/{dialect}/{name}": text
-        for plan in render_plans(fabric, network)
-        for name, text in site_configs(plan, dialect)
-    }
-
-
-def network_configs_zip(fabric: FabricResult, network: NetworkResult) -> bytes:
-    """A zip of every switch's FRR and EOS configuration, written switch by switch."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for plan in render_plans(fabric, network):
-            for dialect in DIALECTS:
-                for name, text in site_configs(plan, dialect):
-                    archive.writestr(f"{plan.topo.site_id}/{dialect}/{name}", text)
-        archive.writestr("README.txt", _readme(network))
-    return buffer.getvalue()
-
-
-def _readme(network: NetworkResult) -> str:
-    lines = [
-        "Switch configurations rendered by Cluster Studio from the design's network plan.",
-        "frr/: frr.conf per switch (SONiC-style; ports Ethernet<N>).",
-        "eos/: Arista EOS running-config per switch.",
-        "InfiniBand sites carry no IP routing and have no files here.",
-        "",
-    ]
-    lines += [
-        f"tenant {t['tenant']}: "
-        + ", ".join(f"{k}={v}" for k, v in t.items() if v is not None and k != "tenant")
-        for t in network.tenants
-    ]
-    return "\n".join(lines) + "\n"

@@ -35,7 +35,10 @@ class Underlay(ResultPart):
     bfd_multiplier: int
     keepalive_s: int
     hold_s: int
-    summaries: list[str]  # GPU-subnet aggregates per pod
+    summaries: list[str]  # GPU-subnet aggregate of each pod (aligned: a spine can announce it)
+    summarised: bool  # spines announce `summaries` (summary-only) instead of leaf subnets
+    bgp_gtsm: bool  # RFC 5082 TTL security on every session
+    bgp_authentication: str  # "none" or "md5" (RFC 2385)
 
 
 class SiteNetwork(ResultPart):
@@ -50,6 +53,7 @@ class SiteNetwork(ResultPart):
     hosts_per_leaf: int
     rails: int | None
     gpu_subnet_prefix: int
+    tenant_subnets: list[JsonDict]  # Ethernet: tenant, subnet, gateway (anycast), l3_vni
     pools: list[PoolUsage]
     underlay: Underlay
     subnet_manager: JsonDict | None  # InfiniBand: placement and routing engine
@@ -61,11 +65,33 @@ class SiteNetwork(ResultPart):
     findings: list[JsonDict]
 
 
+class IsolationFacts(ResultPart):
+    """How the plan keeps tenants and planes apart, in the words the security engine reads
+    (`security_facts()`): the network engine owns these facts, the security engine only
+    judges them."""
+
+    tenants: int
+    mechanism: str  # "evpn-vxlan-vrf" (VRF + L2/L3 VNI + route targets) or "infiniband-pkey"
+    tenants_share_fabric: bool
+    tenant_segments: int  # distinct VRF / L3 VNI (Ethernet) or PKey (InfiniBand) segments
+    management_out_of_band: bool  # management pool never routed on the compute fabric
+    bgp_underlay: bool  # some site runs an eBGP underlay
+    bgp_session_protection: list[str]  # of "gtsm", "md5"; empty: sessions unprotected
+
+    def security_facts(self) -> dict:
+        return {
+            "network.tenant_segments": self.tenant_segments,
+            "network.bgp_underlay": self.bgp_underlay,
+            "network.bgp_session_protection": list(self.bgp_session_protection),
+            "fabric.management_shares_compute_fabric": not self.management_out_of_band,
+        }
+
+
 class NetworkResult(EngineResult):
     sites: list[SiteNetwork]
     pools: JsonDict  # the design's pool CIDRs by name
     tenants: list[JsonDict]
-    isolation_facts: JsonDict
+    isolation: IsolationFacts
     findings: list[JsonDict]
 
     def site(self, site_id: str) -> SiteNetwork:

@@ -3,7 +3,8 @@ partitions (PKeys), and the isolation facts the security engine can read."""
 
 from __future__ import annotations
 
-from .data import L2_VNI_BASE, L3_VNI_BASE, PKEY_FULL_MEMBER, VLAN_BASE
+from .data import L2_VNI_BASE, L3_VNI_BASE, L3_VNI_VLAN_BASE, PKEY_FULL_MEMBER, VLAN_BASE
+from .result import IsolationFacts
 
 
 def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
@@ -14,8 +15,9 @@ def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
             rows.append(
                 {
                     "tenant": tenant.name,
-                    "vrf": tenant.name,
+                    "vrf": f"Vrf-{tenant.name}",
                     "vlan": VLAN_BASE + number,
+                    "l3_vni_vlan": L3_VNI_VLAN_BASE + number,
                     "l2_vni": l2,
                     "l3_vni": l3,
                     "route_target_l2": f"{rt_asn}:{l2}",
@@ -29,6 +31,7 @@ def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
                     "tenant": tenant.name,
                     "vrf": None,
                     "vlan": None,
+                    "l3_vni_vlan": None,
                     "l2_vni": None,
                     "l3_vni": None,
                     "route_target_l2": None,
@@ -39,11 +42,24 @@ def tenant_rows(tenants, ethernet: bool, rt_asn: int) -> list[dict]:
     return rows
 
 
-def isolation_facts(rows: list[dict], ethernet: bool) -> dict:
-    """Facts in the security engine's vocabulary: how tenants are kept apart on the fabric."""
-    return {
-        "network.tenants": len(rows),
-        "network.tenant_isolation": ("evpn-vxlan-vrf" if ethernet else "infiniband-pkey"),
-        "network.tenants_share_fabric": len(rows) > 1,
-        "network.unique_segments": len({r["l2_vni"] or r["pkey"] for r in rows}) == len(rows),
-    }
+def isolation_facts(rows: list[dict], ethernet: bool, intent, management_in_band: bool):
+    """How tenants and planes are kept apart, as the security engine reads it.
+
+    Management is out of band when its addresses come from their own pool (never announced
+    in the underlay or a tenant VRF: the renderers announce only loopbacks, GPU and tenant
+    subnets) and no in-band management rides the compute fabric (`management_in_band`: a
+    converged frontend, or a network the design declares flat)."""
+    protection = []
+    if ethernet and intent.bgp_gtsm:
+        protection.append("gtsm")
+    if ethernet and intent.bgp_authentication != "none":
+        protection.append(intent.bgp_authentication)
+    return IsolationFacts(
+        tenants=len(rows),
+        mechanism="evpn-vxlan-vrf" if ethernet else "infiniband-pkey",
+        tenants_share_fabric=len(rows) > 1,
+        tenant_segments=len({r["l3_vni"] or r["pkey"] for r in rows}),
+        management_out_of_band=not management_in_band,
+        bgp_underlay=ethernet,
+        bgp_session_protection=protection,
+    )

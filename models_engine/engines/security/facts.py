@@ -119,6 +119,35 @@ def rdma_on_shared_fabric(spec: DesignSpec) -> bool:
     return spec.security.multi_tenant_fabric or frontend_on_compute_fabric(spec)
 
 
+# --- network (the network engine passes its own, from NetworkResult.isolation) ------------
+
+
+def tenant_segments(spec: DesignSpec) -> int:
+    """network.tenant_segments (int): separate tenant segments the logical network gives the
+    compute fabric: one VRF with its own L3 VNI and route targets per tenant on Ethernet, one
+    partition key per tenant on InfiniBand. From the spec: the number of tenants (their names
+    are unique, so are their segments)."""
+    return len(spec.network.tenants)
+
+
+def bgp_underlay(spec: DesignSpec) -> bool:
+    """network.bgp_underlay (bool): the compute fabric runs a routed eBGP underlay (RoCE);
+    an InfiniBand fabric has no BGP sessions."""
+    return spec.fabric.technology.startswith("roce")
+
+
+def bgp_session_protection(spec: DesignSpec) -> list[str]:
+    """network.bgp_session_protection (list): what protects the fabric's BGP sessions from
+    off-link or spoofed peers: "gtsm" (RFC 5082 TTL security), "md5" (RFC 2385 TCP MD5
+    signatures); empty when nothing does or there is no BGP underlay."""
+    if not bgp_underlay(spec):
+        return []
+    network = spec.network
+    return (["gtsm"] if network.bgp_gtsm else []) + (
+        [network.bgp_authentication] if network.bgp_authentication != "none" else []
+    )
+
+
 # --- reliability --------------------------------------------------------------------------
 
 
@@ -237,6 +266,9 @@ FACTS: dict[str, Fact] = {
         _fact("fabric.frontend_on_compute_fabric", "bool", frontend_on_compute_fabric),
         _fact("fabric.storage_on_compute_fabric", "bool", storage_on_compute_fabric),
         _fact("fabric.rdma_on_shared_fabric", "bool", rdma_on_shared_fabric),
+        _fact("network.tenant_segments", "int", tenant_segments),
+        _fact("network.bgp_underlay", "bool", bgp_underlay),
+        _fact("network.bgp_session_protection", "list", bgp_session_protection),
         _fact(
             "reliability.control_plane_single_failure_domain",
             "bool",

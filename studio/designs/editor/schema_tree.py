@@ -118,6 +118,13 @@ ACRONYMS = {
     "roce": "RoCE",
     "id": "ID",
     "tdp": "TDP",
+    "asn": "ASN",
+    "ecmp": "ECMP",
+    "bfd": "BFD",
+    "bgp": "BGP",
+    "gtsm": "GTSM",
+    "mtu": "MTU",
+    "p2p": "point-to-point",
 }
 # A label stops at its first unit word: the unit is shown beside it, from the schema.
 UNIT_WORDS = {

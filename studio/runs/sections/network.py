@@ -11,6 +11,7 @@ from studio.runs.sections.blocks import (
     Card,
     Cards,
     Column,
+    Group,
     Heading,
     Paragraph,
     code,
@@ -20,7 +21,7 @@ from studio.runs.sections.blocks import (
     text,
 )
 from studio.runs.sections.common import small
-from studio.runs.sections.format import DASH, count, number, percent, yes_no
+from studio.runs.sections.format import DASH, count, number, percent
 from studio.runs.selectors import TypedResults
 
 
@@ -40,15 +41,16 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
             built.append(Heading(text(code(site.site_id), " ", small(site.technology))))
         built += site_blocks(site, suffix)
     built += tenant_blocks(network)
-    if run is not None and any(s.underlay.protocol == "ebgp" for s in network.sites):
+    if run is not None and network.sites:
         built.append(
             Paragraph(
                 text(
                     link(
-                        "Download every switch's configuration (FRR and Arista EOS, zip)",
+                        "Download every switch's configuration (zip)",
                         configs_url(run),
                         id="network-configs-download",
                     ),
+                    f": {archive_contents(network)}",
                 ),
             )
         )
@@ -56,21 +58,25 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
     return built
 
 
+def archive_contents(network: NetworkResult) -> str:
+    """What the configuration zip holds for this design, in words."""
+    parts = []
+    if any(s.underlay.protocol == "ebgp" for s in network.sites):
+        parts.append(
+            "FRR frr.conf, Arista EOS and SONiC config_db.json (QoS tables) per switch, and a "
+            "README with the Linux devices each leaf needs for the tenant VRFs"
+        )
+    if any(s.subnet_manager for s in network.sites):
+        parts.append("OpenSM partitions.conf and opensm.conf for the InfiniBand sites")
+    return "; ".join(parts) + "."
+
+
 def site_blocks(site, suffix: str) -> list[Block]:
     built: list[Block] = [Cards(key_figures(site), id=f"network-key-figures{suffix}")]
     built += [Heading(text("Addressing")), pools_table(site, f"network-pools{suffix}")]
     if site.underlay.protocol == "ebgp":
         built += [Heading(text("eBGP underlay")), asn_table(site, f"network-asns{suffix}")]
-        if site.underlay.summaries:
-            built.append(
-                Paragraph(
-                    text(
-                        "Per-pod summaries announced to the cores: ",
-                        ", ".join(site.underlay.summaries),
-                    ),
-                    css="muted small",
-                )
-            )
+        built.append(Paragraph(underlay_sentence(site.underlay), css="muted small"))
         built += qos_blocks(site, suffix)
     elif site.subnet_manager:
         sm = site.subnet_manager
@@ -86,6 +92,32 @@ def site_blocks(site, suffix: str) -> list[Block]:
             )
         )
     return built
+
+
+def underlay_sentence(underlay):
+    """Route summarisation and session protection, in words."""
+    aggregates = ", ".join(underlay.summaries)
+    if underlay.summarised:
+        summary = text("Spines announce one aggregate per pod (summary-only): ", code(aggregates))
+    elif aggregates:
+        summary = text(
+            "Every leaf's GPU subnet is announced; the pods' aggregates (",
+            code(aggregates),
+            ") are available with network.route_summarisation = pod",
+        )
+    else:
+        summary = text("Every leaf's GPU subnet is announced")
+    protection = " and ".join(
+        {"gtsm": "GTSM (TTL 255, one hop)", "md5": "TCP MD5"}[p]
+        for p in (["gtsm"] if underlay.bgp_gtsm else [])
+        + (["md5"] if underlay.bgp_authentication == "md5" else [])
+    )
+    sessions = (
+        f"; sessions protected by {protection}."
+        if protection
+        else ("; sessions unprotected (no GTSM, no authentication).")
+    )
+    return summary + text(sessions)
 
 
 def key_figures(site) -> list[Card]:
@@ -115,15 +147,13 @@ def key_figures(site) -> list[Card]:
     ]
 
 
+# Five columns at most: the report's PDF prints tables up to that width (document.py).
 POOL_COLUMNS = [
     Column("pool"),
     Column("CIDR"),
-    Column("block"),
-    Column("blocks needed", "blocks", numeric=True),
-    Column("blocks in pool", "blocks", numeric=True),
-    Column("used", "%", numeric=True),
-    Column("first"),
-    Column("last"),
+    Column("each", "block"),
+    Column("used", "blocks"),
+    Column("this site's range"),
 ]
 
 
@@ -133,16 +163,31 @@ def pools_table(site, table_id: str):
             use.pool,
             code(use.cidr),
             f"/{use.block_prefix}",
-            count(use.offset + use.blocks_needed),
-            count(use.blocks_available),
-            percent((use.offset + use.blocks_needed) / use.blocks_available),
-            use.first or DASH,
-            use.last or DASH,
+            f"{count(use.offset + use.blocks_needed)} of {count(use.blocks_available)} "
+            f"({_share(use.offset + use.blocks_needed, use.blocks_available)})",
+            _block_range(use),
         ]
         for use in site.pools
         if use.blocks_needed
     ]
     return table(table_id, POOL_COLUMNS, rows, css="grid rc-table", scroll=False)
+
+
+def _share(used: int, available: int) -> str:
+    """A pool's use as a percentage; "< 0.1 %" rather than a used pool reading 0.0 %."""
+    fraction = used / available
+    return "< 0.1 %" if 0 < fraction < 0.0005 else percent(fraction)
+
+
+def _block_range(use) -> str:
+    """First to last block this site takes ("does not fit" when the pool is too small)."""
+    if not use.first:
+        return "does not fit: pool too small"
+    if use.block_prefix == 32:  # single addresses: the blocks are the addresses
+        first, last = use.first.split("/")[0], use.last.split("/")[0]
+    else:
+        first, last = use.first, use.last
+    return first if first == last else f"{first} to {last}"
 
 
 ASN_COLUMNS = [
@@ -165,8 +210,7 @@ CLASS_COLUMNS = [
     Column("class"),
     Column("priority", "802.1p", numeric=True),
     Column("DSCP", "code point", numeric=True),
-    Column("lossless (PFC)"),
-    Column("ECN"),
+    Column("treatment"),
     Column("scheduling"),
 ]
 HEADROOM_COLUMNS = [
@@ -196,8 +240,7 @@ def qos_blocks(site, suffix: str) -> list[Block]:
             c["class"],
             str(c["priority"]),
             str(c["dscp"]),
-            yes_no(c["lossless"]),
-            yes_no(c["ecn"]),
+            _treatment(c),
             c["scheduling"],
         ]
         for c in site.traffic_classes
@@ -230,52 +273,152 @@ def qos_blocks(site, suffix: str) -> list[Block]:
         ]
         for r in site.ecn_by_link_speed
     ]
-    return [
-        Heading(text("Lossless QoS (RoCEv2)")),
-        table(f"network-classes{suffix}", CLASS_COLUMNS, classes, scroll=False),
+    detail = [
         table(f"network-ecn{suffix}", ECN_COLUMNS, ecn, scroll=False),
         table(f"network-headroom{suffix}", HEADROOM_COLUMNS, headroom, scroll=False),
         table(f"network-buffers{suffix}", BUFFER_COLUMNS, buffers, scroll=False),
+    ]
+    return [
+        Heading(text("Lossless QoS (RoCEv2)")),
+        table(f"network-classes{suffix}", CLASS_COLUMNS, classes, scroll=False),
+        Paragraph(buffer_summary(site), css="small"),
+        Group(
+            detail,
+            summary="ECN thresholds per link speed, PFC headroom per link group and per switch",
+            id=f"network-qos-detail{suffix}",
+        ),
         Paragraph(
             text(
                 "PFC headroom per port: IEEE 802.1Qbb delay model (two maximum frames, the "
-                "PAUSE frame, interface and response delays, the cable both ways)."
+                "PAUSE frame, interface and response delays, the cable both ways).",
+                buffer_note(site),
             ),
             css="muted small",
         ),
     ]
 
 
-TENANT_COLUMNS = [
+def _treatment(traffic_class: dict) -> str:
+    marks = [
+        "lossless (PFC)" if traffic_class["lossless"] else "lossy",
+        "ECN marked" if traffic_class["ecn"] else "",
+    ]
+    return ", ".join(m for m in marks if m)
+
+
+def buffer_summary(site):
+    """The headroom check in one line (the PDF keeps it; the tables are on the web page)."""
+    rows = [r for r in site.buffer_check if r["fraction_of_buffer"] is not None]
+    if not rows:
+        return text("PFC headroom not checked: no published buffer size for this switch.")
+    worst = max(rows, key=lambda r: r["fraction_of_buffer"])
+    speeds = ", ".join(
+        f"{number(r['link_speed_gbps'])} Gb/s Kmin {number(r['ecn_kmin_kb'])} KB / Kmax "
+        f"{number(r['ecn_kmax_kb'])} KB"
+        for r in site.ecn_by_link_speed
+    )
+    return text(
+        f"PFC headroom takes at most {percent(worst['fraction_of_buffer'])} of a switch's buffer "
+        f"({worst['tier']}: {number(worst['headroom_mb_per_switch'], 1)} MB of "
+        f"{number(worst['buffer_mb'])} MB)",
+        f"; ECN marking {speeds}." if speeds else ".",
+    )
+
+
+def buffer_note(site) -> str:
+    sources = sorted({r.get("buffer_source") for r in site.buffer_check} - {None, ""})
+    return f" Switch buffer: {sources[0]}." if sources else ""
+
+
+ETHERNET_TENANT_COLUMNS = [
     Column("tenant"),
     Column("VRF"),
+    Column("subnet (anycast gateway)"),
     Column("VLAN", "id", numeric=True),
-    Column("L2 VNI", "id", numeric=True),
-    Column("L3 VNI", "id", numeric=True),
-    Column("route target"),
-    Column("PKey"),
+    Column("VNI L2 / L3", "id"),
 ]
+INFINIBAND_TENANT_COLUMNS = [Column("tenant"), Column("PKey", "full member")]
+
+
+def tenant_subnets(network: NetworkResult, tenant: str) -> str:
+    """The tenant's subnet at each site ("site: subnet" when there are several)."""
+    rows = [
+        (site.site_id, row)
+        for site in network.sites
+        for row in site.tenant_subnets
+        if row["tenant"] == tenant
+    ]
+    if not rows:
+        return DASH
+    if len(rows) == 1:
+        return rows[0][1]["subnet"] or "pool too small"
+    return ", ".join(f"{site}: {row['subnet'] or 'pool too small'}" for site, row in rows)
 
 
 def tenant_blocks(network: NetworkResult) -> list[Block]:
-    rows = [
-        [
-            t["tenant"],
-            t["vrf"] or DASH,
-            _or_dash(t["vlan"]),
-            _or_dash(t["l2_vni"]),
-            _or_dash(t["l3_vni"]),
-            t["route_target_l2"] or DASH,
-            t["pkey"] or DASH,
+    ethernet = network.isolation.mechanism == "evpn-vxlan-vrf"
+    if ethernet:
+        columns = ETHERNET_TENANT_COLUMNS
+        rows = [
+            [
+                t["tenant"],
+                code(t["vrf"]),
+                tenant_subnets(network, t["tenant"]),
+                _or_dash(t["vlan"]),
+                f"{t['l2_vni']} / {t['l3_vni']}",
+            ]
+            for t in network.tenants
         ]
-        for t in network.tenants
-    ]
-    facts = network.isolation_facts
-    return [
+    else:
+        columns = INFINIBAND_TENANT_COLUMNS
+        rows = [[t["tenant"], code(t["pkey"])] for t in network.tenants]
+    built: list[Block] = [
         Heading(text("Tenant overlays")),
-        table("network-tenants", TENANT_COLUMNS, rows, scroll=False),
-        Paragraph(text(f"Isolation: {facts['network.tenant_isolation']}."), css="muted small"),
+        table("network-tenants", columns, rows, scroll=False),
     ]
+    if ethernet and network.tenants:
+        first = network.tenants[0]
+        built.append(
+            Paragraph(
+                text(
+                    "Route targets are <first ASN>:<VNI> (",
+                    code(first["route_target_l2"]),
+                    " and ",
+                    code(first["route_target_l3"]),
+                    f" for {first['tenant']}); type-5 routes carry the L3 one.",
+                ),
+                css="muted small",
+            )
+        )
+    built.append(Paragraph(text(isolation_sentence(network.isolation)), css="muted small"))
+    return built
+
+
+MECHANISMS = {
+    "evpn-vxlan-vrf": "EVPN-VXLAN, one VRF with its own L3 VNI and route targets per tenant "
+    "(symmetric IRB)",
+    "infiniband-pkey": "InfiniBand partitions, one partition key per tenant",
+}
+
+
+def isolation_sentence(isolation) -> str:
+    """The isolation facts the security engine judges, in one sentence."""
+    parts = [
+        f"Isolation: {MECHANISMS.get(isolation.mechanism, isolation.mechanism)}",
+        f"{count(isolation.tenant_segments)} separate segment"
+        + ("s" if isolation.tenant_segments != 1 else ""),
+        "management out of band"
+        if isolation.management_out_of_band
+        else "management in band on the compute fabric",
+    ]
+    if isolation.bgp_underlay:
+        protection = " + ".join(p.upper() for p in isolation.bgp_session_protection)
+        parts.append(
+            f"BGP sessions protected by {protection}"
+            if protection
+            else "BGP sessions unprotected (no GTSM, no authentication)"
+        )
+    return "; ".join(parts) + "."
 
 
 def _or_dash(value) -> str:

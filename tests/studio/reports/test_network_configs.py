@@ -32,9 +32,12 @@ def test_run_page_shows_the_network_section_and_its_download(client, roce_run):
     assert 'id="results-network"' in page
     assert "network-pools" in page and "network-tenants" in page
     assert f"/runs/{run.pk}/network-configs.zip" in page
+    tenant = run.results["network"]["sites"][0]["tenant_subnets"][0]
+    assert tenant["subnet"] in page  # the tenant's subnet beside its VRF
+    assert "sessions protected by GTSM" in page
 
 
-def test_zip_holds_frr_and_eos_for_every_switch(client, roce_run):
+def test_zip_holds_frr_eos_and_sonic_for_every_switch(client, roce_run):
     alice, run = roce_run
     client.force_login(alice)
     response = client.get(f"/runs/{run.pk}/network-configs.zip")
@@ -42,6 +45,8 @@ def test_zip_holds_frr_and_eos_for_every_switch(client, roce_run):
     names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
     assert sum(n.endswith(".frr.conf") for n in names) == switch_count(run)
     assert sum(n.endswith(".eos.cfg") for n in names) == switch_count(run)
+    assert sum(n.endswith(".config_db.json") for n in names) == switch_count(run)
+    assert "README.txt" in names
 
 
 def test_api_token_downloads_and_other_teams_get_404(client, roce_run, team_b):
