@@ -16,6 +16,7 @@ from models_engine.engines.performance.stacks import (
 )
 
 __all__ = [
+    "ATTENTION_HEAD_DIM_FACTOR",
     "ATTENTION_LENGTH_RAMP",
     "DEFAULT_EFFICIENCY",
     "GEMM_TILE_RAMP",
@@ -36,6 +37,22 @@ GEMM_TILE_RAMP = {"m0": 32.0, "n0": 64.0, "k0": 64.0}
 # per head on short sequences): L / (L + 256). FlashAttention-2 paper (Dao 2023) Fig. 5/6
 # H100 and A100 curves fall from ~97% of their 16k value at 8k to ~65% at 512.
 ATTENTION_LENGTH_RAMP = 256.0
+
+# Fused-attention throughput by head dimension, relative to head dim 128 (where every measured
+# fraction in kernel_data was taken: gpu_microbench attention is head dim 128), (forward,
+# backward) per backend. FlashAttention-3 paper (Shah et al. 2024, arXiv 2407.08608) Fig. 5
+# and 6, H100 SXM5 BF16, the head-dim 64 and 128 panels at sequence 4k / 8k / 16k: cuDNN
+# forward 408 / 412 / 413 against 609 / 600 / 595 TFLOP/s (0.685), backward 417 / 432 / 433
+# against 499 / 518 / 516 (0.835); FlashAttention-2 (the `flash` backend) forward 321 / 322 /
+# 324 against 368 / 370 / 370 (0.87), backward 279 / 287 / 291 against 310 / 318 / 322
+# (0.90). A head-dim-64 tile does half the MMA work per loaded K/V row and per softmax
+# element, so the non-matmul work weighs twice as much. Between the two points the factor is
+# interpolated in log2(head dim); below 64 it stays at 64's (ASSUMPTION), above 128 it is
+# 1.0 (the paper's head-dim-256 panel has no backward figure for cuDNN; not modelled).
+ATTENTION_HEAD_DIM_FACTOR = {
+    "cudnn": {64: (0.685, 0.835), 128: (1.0, 1.0)},
+    "flash": {64: (0.87, 0.90), 128: (1.0, 1.0)},
+}
 
 
 def _entry(stack: str, generation: str, kernels: str, note: str = "") -> dict:
