@@ -60,6 +60,16 @@ class MixtureOfExperts(SpecModel):
         ge=0,
         le=8,
     )
+    routing: Literal["learned", "force_balanced"] = spec_field(
+        "learned",
+        unit="enum",
+        description=(
+            "How tokens reach the experts: 'learned' (the router's choice, so the busiest "
+            "expert-parallel rank sets the pace) or 'force_balanced' (every expert gets the "
+            "same token count, as in Megatron-Core's moe_router_force_load_balancing, which "
+            "NVIDIA's published MoE benchmarks use)."
+        ),
+    )
 
 
 ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")

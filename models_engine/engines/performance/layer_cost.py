@@ -233,7 +233,11 @@ PERMUTE_BYTES_PER_COPY = 8.0
 # section 2.2 and Table 1: capacity factor 1.25 keeps dropped tokens under ~1 % with the
 # auxiliary load-balancing loss) and the per-expert capacity GShard budgets for (Lepikhin et
 # al. 2020, 2 x mean over top-2 = 1 x mean per expert slot, with overflow dropped). With
-# ep == 1 every expert is local and the total work does not depend on the routing.
+# ep == 1 every expert is local and the total work does not depend on the routing; with
+# forced balancing (workload.moe.routing "force_balanced": Megatron-Core's
+# moe_router_force_load_balancing, which NVIDIA's MoE benchmark recipes set, e.g.
+# Megatron-Bridge scripts/performance DeepSeek-V3 and gpt-oss common configs) every rank
+# gets the mean.
 MOE_LOAD_IMBALANCE = 1.25
 
 
@@ -255,7 +259,8 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # The busiest EP rank's experts see MOE_LOAD_IMBALANCE x the mean rows; small per-expert
     # M sits low on the GEMM tile ramp (kernels.linear_time_s), which is how grouped GEMMs of
     # fine-grained experts lose efficiency.
-    imbalance = np.where(cand.ep > 1, MOE_LOAD_IMBALANCE, 1.0)
+    uneven = (cand.ep > 1) & (not shape.force_balanced)
+    imbalance = np.where(uneven, MOE_LOAD_IMBALANCE, 1.0)
     rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
         shape,
