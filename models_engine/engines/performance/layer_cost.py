@@ -16,6 +16,7 @@ from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
 from models_engine.engines.performance.elementwise import elementwise_bytes
 from models_engine.engines.performance.fine_tuning import FULL, Tuning
+from models_engine.engines.performance.flops import recomputed_matmul_share
 from models_engine.engines.performance.kernels import (
     flash_attention_time_s,
     hbm_time_s,
@@ -107,6 +108,17 @@ def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None, tuni
     up_f, up_b = _linear(rows, up_width, shape.hidden, profile, tuning, **grouped)
     down_f, down_b = _linear(rows, shape.hidden, width, profile, tuning, **grouped)
     return up_f + down_f, up_b + down_b, up_b
+
+
+def selective_recompute_s(shape, profile, moe, attention, attention_gemms, mlp_gemms, elementwise):
+    """Forward work a "selective" recomputation re-runs, by the stack's meaning of it:
+    Megatron's recomputes the attention core (Korthikanti et al. 2022); torchtitan's op-level
+    checkpointing recomputes every second matmul and all element-wise ops but keeps the
+    attention output (flops.recomputed_matmul_share). MoE experts (grouped GEMMs) are kept."""
+    if profile.stack.selective_recompute != "alternate_matmuls":
+        return attention
+    gemms = attention_gemms if moe else attention_gemms + mlp_gemms
+    return recomputed_matmul_share(shape, moe) * gemms + elementwise
 
 
 def _tp_comm(shape, cand, profile, topology, tokens, windows):
@@ -206,7 +218,8 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     cp_exposed, cp_total, cp_forward = _cp_comm(shape, cand, topology, tokens, attn_f, attn_b)
     full = cand.recompute == 2
     selective = cand.recompute == 1
-    recompute = np.where(full, forward + tp_forward + cp_forward, np.where(selective, attn_f, 0))
+    partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
+    recompute = np.where(full, forward + tp_forward + cp_forward, np.where(selective, partial, 0))
     ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
     return LayerCost(
         forward_s=forward,

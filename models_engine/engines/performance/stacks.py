@@ -138,6 +138,11 @@ SOFTWARE_STACKS = {
         "pp_p2p_overlap": False,
         "grad_reduce_bytes": 4,
         "launch_gaps": True,
+        # torchtitan's selective AC ("op", its default selective option): save the outputs of
+        # every matmul except every second one, of SDPA and of reduce-scatters; recompute
+        # everything else (torchtitan distributed/activation_checkpoint.py, _custom_policy:
+        # "Saves output of all compute ops, except every second mm")
+        "selective_recompute": "alternate_matmuls",
     },
     DEEPSPEED_MEGATRON: {
         "description": (
