@@ -62,8 +62,9 @@ def _entry(stack: str, generation: str, kernels: str, note: str = "") -> dict:
 # Blackwell Ultra is not given the GB200 fit: a 1,100-1,400 W part with twice the SFU
 # throughput for softmax (NVIDIA Technical Blog "Making Softmax More Efficient with NVIDIA
 # Blackwell Ultra", 2026: ~35 % faster FP8 attention forward on DeepSeek-V3). Without a
-# measurement it runs the H100 kernel fractions of its peaks (UNCERTAIN).
-ULTRA = "Blackwell Ultra: H100 kernel fractions, not the GB200 fit"
+# measurement it runs the H100 kernel fractions of its peaks (UNCERTAIN), with the attention
+# gain derived from that blog (kernel_data ULTRA_ATTENTION_GAIN).
+ULTRA = "Blackwell Ultra: H100 kernel fractions with faster softmax, not the GB200 fit"
 
 SKU_EFFICIENCY = {
     "a100-sxm-80gb": _entry(MEGATRON_2022, "ampere", "a100-fitted"),
@@ -74,8 +75,8 @@ SKU_EFFICIENCY = {
     ),
     "b200-sxm-180gb": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
     "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
-    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured", ULTRA),
-    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured", ULTRA),
+    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
+    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
     "mi300x-192gb": _entry(MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"),
 }
 # Inline custom GPUs: a modern stack on the H100 fractions of the catalog peaks; UNCERTAIN.

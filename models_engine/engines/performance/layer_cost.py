@@ -14,7 +14,10 @@ import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
-from models_engine.engines.performance.elementwise import elementwise_bytes
+from models_engine.engines.performance.elementwise import (
+    elementwise_bytes,
+    moe_activation_width,
+)
 from models_engine.engines.performance.fine_tuning import FULL, Tuning
 from models_engine.engines.performance.flops import recomputed_matmul_share
 from models_engine.engines.performance.kernels import (
@@ -196,7 +199,10 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
         mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn, tuning=tuning)
     attn_f, attn_b = _attention(shape, cand, profile, tokens)
     low = profile.low_precision
-    elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, low)
+    ffn = moe_activation_width(shape, tp, moe_imbalance(shape, cand)) if moe else None
+    elem_f_bytes, elem_b_bytes = elementwise_bytes(
+        shape, tokens, tp, cand.sp, profile.stack, low, ffn=ffn
+    )
     elem_f, elem_b = hbm_time_s(elem_f_bytes, profile), hbm_time_s(elem_b_bytes, profile)
     # Layers below the lowest trainable one run no backward at all.
     attn_b, elem_b = tuning.backward_share * attn_b, tuning.backward_share * elem_b
@@ -254,6 +260,12 @@ PERMUTE_BYTES_PER_COPY = 8.0
 MOE_LOAD_IMBALANCE = 1.25
 
 
+def moe_imbalance(shape, cand):
+    """The busiest EP rank's expert load over the mean (MOE_LOAD_IMBALANCE)."""
+    uneven = (cand.ep > 1) & (not shape.force_balanced)
+    return np.where(uneven, MOE_LOAD_IMBALANCE, 1.0)
+
+
 def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     """Shared experts as dense GEMMs; routed experts: each of the E/ep local experts gets
     ep x tokens x top_k / E tokens (balanced routing). Tokens are dispatched and combined by
@@ -272,8 +284,7 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # The busiest EP rank's experts see MOE_LOAD_IMBALANCE x the mean rows; small per-expert
     # M sits low on the GEMM tile ramp (kernels.linear_time_s), which is how grouped GEMMs of
     # fine-grained experts lose efficiency.
-    uneven = (cand.ep > 1) & (not shape.force_balanced)
-    imbalance = np.where(uneven, MOE_LOAD_IMBALANCE, 1.0)
+    imbalance = moe_imbalance(shape, cand)
     rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
         shape,
