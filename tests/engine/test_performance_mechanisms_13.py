@@ -142,3 +142,47 @@ def test_moe_activation_runs_over_the_routed_and_shared_expert_widths():
     wide["workload"]["moe"]["top_k"] = 16  # twice the routed width per token
     narrow_result, wide_result = run(doc), run(wide)
     assert wide_result["step_time_s"] > narrow_result["step_time_s"]
+
+
+def _torchtitan_13b(recompute: str, share: float = 1.0) -> dict:
+    case = {c.id: c for c in load_registry()}["torchtitan-a100-llama2-13b-bs2-none"]
+    from models_engine.validation.design import case_design
+
+    doc, _ = case_design(case)
+    doc["workload"]["parallelism"]["recompute"] = recompute
+    doc["workload"]["parallelism"]["recompute_layer_share"] = share
+    return doc
+
+
+def test_recomputing_half_the_layers_costs_half_of_full_recompute():
+    none, half, full = (
+        run(_torchtitan_13b("none")),
+        run(_torchtitan_13b("full", 0.5)),
+        run(_torchtitan_13b("full")),
+    )
+    assert none["breakdown_s"]["recompute"] == 0
+    assert half["breakdown_s"]["recompute"] == pytest.approx(
+        full["breakdown_s"]["recompute"] / 2, rel=0.01
+    )
+    acts = [r["memory"]["per_gpu_gib"]["activations"] for r in (none, half, full)]
+    assert acts[0] > acts[1] > acts[2]
+    assert acts[1] == pytest.approx((acts[0] + acts[2]) / 2, rel=0.01)
+    assert half["layout"]["recompute_layer_share"] == 0.5
+    assert full["hfu"] > half["hfu"] > none["hfu"]
+
+
+def test_a_recompute_share_needs_full_recompute():
+    with pytest.raises(SpecValidationError) as info:
+        parse_design(_torchtitan_13b("selective", 0.5))
+    assert any("recompute_layer_share" in e["path"] for e in info.value.errors)
+
+
+def test_torchtitan_layer_level_checkpointing_is_scored():
+    cases = {c.id: c for c in load_registry()}
+    for name in (
+        "torchtitan-a100-llama3-8b-bs1-selective-layer",
+        "torchtitan-a100-llama2-13b-bs2-selective-layer",
+    ):
+        result = run_case(cases[name])
+        assert result.not_expressible is None
+        assert abs(result.error) < 0.08, name

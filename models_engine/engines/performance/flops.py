@@ -52,13 +52,16 @@ def model_flops_per_token(shape, tuning: Tuning = FULL) -> float:
     )
 
 
-def recompute_flops_per_token(shape, recompute: str, selective: str = "attention_core") -> float:
+def recompute_flops_per_token(
+    shape, recompute: str, selective: str = "attention_core", full_share: float = 1.0
+) -> float:
     """Extra forward work recomputed in the backward pass; `selective` is what the stack's
-    selective recomputation re-runs (SoftwareStack.selective_recompute)."""
+    selective recomputation re-runs (SoftwareStack.selective_recompute); `full_share` the
+    share of layers full recomputation covers."""
     attention_forward = attention_flops_per_token(shape) / 3.0
     if recompute == "full":
         layer_weights = shape.active_params_per_token() - shape.vocab * shape.hidden
-        return 2.0 * layer_weights + attention_forward
+        return full_share * (2.0 * layer_weights + attention_forward)
     if recompute == "selective" and selective == "alternate_matmuls":
         dense = shape.layers - shape.moe_layers
         recomputed = dense * recomputed_matmul_share(shape, moe=False) * layer_matmul_weights(

@@ -225,7 +225,8 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     full = cand.recompute == 2
     selective = cand.recompute == 1
     partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
-    recompute = np.where(full, forward + tp_forward + cp_forward, np.where(selective, partial, 0))
+    whole = cand.recompute_share * (forward + tp_forward + cp_forward)
+    recompute = np.where(full, whole, np.where(selective, partial, 0))
     ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
     return LayerCost(
         forward_s=forward,
