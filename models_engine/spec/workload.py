@@ -60,6 +60,16 @@ class MixtureOfExperts(SpecModel):
         ge=0,
         le=8,
     )
+    routing: Literal["learned", "force_balanced"] = spec_field(
+        "learned",
+        unit="enum",
+        description=(
+            "How tokens reach the experts: 'learned' (the router's choice, so the busiest "
+            "expert-parallel rank sets the pace) or 'force_balanced' (every expert gets the "
+            "same token count, as in Megatron-Core's moe_router_force_load_balancing, which "
+            "NVIDIA's published MoE benchmarks use)."
+        ),
+    )
 
 
 ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")
@@ -130,6 +140,18 @@ class Parallelism(SpecModel):
     recompute: Literal["none", "selective", "full"] = spec_field(
         "selective", unit="enum", description="Activation recomputation policy."
     )
+    recompute_layer_share: float = spec_field(
+        1.0,
+        unit="fraction",
+        description=(
+            "Share of each pipeline stage's transformer layers that full recomputation "
+            "checkpoints; the others keep all their activations (Megatron-LM "
+            "--recompute-method block --recompute-num-layers, torchtitan's layer-level "
+            "selective checkpointing: every 2nd layer = 0.5). Only with recompute 'full'."
+        ),
+        gt=0.0,
+        le=1.0,
+    )
     pipeline_schedule: Literal["1f1b", "zb-h1", "zb-v", "dualpipe"] = spec_field(
         "1f1b",
         unit="enum",
@@ -167,6 +189,12 @@ class Parallelism(SpecModel):
                 "pp",
                 "first_stage_layers / last_stage_layers need pp >= 2",
                 {"ge": 2},
+            )
+        if self.recompute_layer_share < 1.0 and self.recompute != "full":
+            issues.add(
+                "recompute_layer_share",
+                "a share of recomputed layers applies to recompute 'full' only",
+                {"eq": 1.0},
             )
         self._check_schedule(issues)
         self._check_shard_group(issues)

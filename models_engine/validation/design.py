@@ -138,6 +138,8 @@ def case_design(case: Case) -> tuple[dict[str, Any], str]:
     if case.not_expressible:
         raise NotExpressible(case.not_expressible)
     shape = {key: value for key, value in case.model.items() if key != "source"}
+    if case.moe_routing and shape.get("moe"):
+        shape["moe"] = {**shape["moe"], "routing": case.moe_routing}
     layout = _layout(case)
     reasons = []
     try:

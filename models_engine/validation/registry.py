@@ -86,6 +86,10 @@ class Case:
     metric: PublishedMetric
     not_expressible: str | None = None
     notes: str = ""
+    # How the run routed tokens to experts when the source says (workload.moe.routing):
+    # "force_balanced" where the benchmark forced an even load; None = the model's learned
+    # routing
+    moe_routing: str | None = None
 
     @property
     def tokens_per_step(self) -> int:
@@ -148,6 +152,7 @@ def _case(raw: dict, *, family: str, source: Source, models: dict, where: str) -
         metric=_metric(raw["metric"], where),
         not_expressible=raw.get("not_expressible"),
         notes=raw.get("notes", ""),
+        moe_routing=raw.get("moe_routing"),
     )
 
 

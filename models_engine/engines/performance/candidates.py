@@ -28,6 +28,12 @@ class Candidates:
     total_layers: np.ndarray  # the model's layers (same for every candidate)
     schedule: np.ndarray  # index into pipeline_schedule.SCHEDULES
     shard: np.ndarray  # ranks the ZeRO / FSDP states are sharded over (dp x cp = all)
+    # share of a stage's layers full recomputation covers (1 = all; the search keeps 1)
+    recompute_share: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.recompute_share is None:
+            object.__setattr__(self, "recompute_share", np.ones_like(self.tp, dtype=float))
 
     @property
     def size(self) -> int:
@@ -60,6 +66,7 @@ class Candidates:
             zero_stage=int(self.zero[index]),
             sequence_parallel=bool(self.sp[index]),
             recompute=RECOMPUTE[int(self.recompute[index])],
+            recompute_layer_share=float(self.recompute_share[index]),
             first_stage_layers=None if even else int(first),
             last_stage_layers=None if even else int(last),
             pipeline_schedule=SCHEDULES[int(self.schedule[index])],
@@ -96,6 +103,7 @@ def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
         total_layers=np.full(len(layouts), float(layers)),
         schedule=_array([schedule_code(c.pipeline_schedule) for c in layouts], int),
         shard=_array([c.shard_group_size or c.dp * c.cp for c in layouts]),
+        recompute_share=_array([c.recompute_layer_share for c in layouts]),
     )
 
 

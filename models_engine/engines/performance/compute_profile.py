@@ -52,6 +52,10 @@ class SoftwareStack:
     # Pipeline schedules the stack implements (pipeline_schedule.SCHEDULES); `auto` searches
     # only these. Megatron-Core runs 1F1B and its interleaved form.
     pipeline_schedules: tuple[str, ...] = ("1f1b",)
+    # What "selective" recomputation re-runs in backward (layer_cost.selective_recompute_s):
+    # "attention_core" (Megatron-LM, Korthikanti et al. 2022) or "alternate_matmuls"
+    # (torchtitan's op-level selective activation checkpointing)
+    selective_recompute: str = "attention_core"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from models_engine.engines.performance.stacks import (
 )
 
 __all__ = [
+    "ATTENTION_HEAD_DIM_FACTOR",
     "ATTENTION_LENGTH_RAMP",
     "DEFAULT_EFFICIENCY",
     "GEMM_TILE_RAMP",
@@ -37,6 +38,22 @@ GEMM_TILE_RAMP = {"m0": 32.0, "n0": 64.0, "k0": 64.0}
 # H100 and A100 curves fall from ~97% of their 16k value at 8k to ~65% at 512.
 ATTENTION_LENGTH_RAMP = 256.0
 
+# Fused-attention throughput by head dimension, relative to head dim 128 (where every measured
+# fraction in kernel_data was taken: gpu_microbench attention is head dim 128), (forward,
+# backward) per backend. FlashAttention-3 paper (Shah et al. 2024, arXiv 2407.08608) Fig. 5
+# and 6, H100 SXM5 BF16, the head-dim 64 and 128 panels at sequence 4k / 8k / 16k: cuDNN
+# forward 408 / 412 / 413 against 609 / 600 / 595 TFLOP/s (0.685), backward 417 / 432 / 433
+# against 499 / 518 / 516 (0.835); FlashAttention-2 (the `flash` backend) forward 321 / 322 /
+# 324 against 368 / 370 / 370 (0.87), backward 279 / 287 / 291 against 310 / 318 / 322
+# (0.90). A head-dim-64 tile does half the MMA work per loaded K/V row and per softmax
+# element, so the non-matmul work weighs twice as much. Between the two points the factor is
+# interpolated in log2(head dim); below 64 it stays at 64's (ASSUMPTION), above 128 it is
+# 1.0 (the paper's head-dim-256 panel has no backward figure for cuDNN; not modelled).
+ATTENTION_HEAD_DIM_FACTOR = {
+    "cudnn": {64: (0.685, 0.835), 128: (1.0, 1.0)},
+    "flash": {64: (0.87, 0.90), 128: (1.0, 1.0)},
+}
+
 
 def _entry(stack: str, generation: str, kernels: str, note: str = "") -> dict:
     return {"stack": stack, "generation": generation, "kernels": kernels, "note": note}
@@ -45,8 +62,9 @@ def _entry(stack: str, generation: str, kernels: str, note: str = "") -> dict:
 # Blackwell Ultra is not given the GB200 fit: a 1,100-1,400 W part with twice the SFU
 # throughput for softmax (NVIDIA Technical Blog "Making Softmax More Efficient with NVIDIA
 # Blackwell Ultra", 2026: ~35 % faster FP8 attention forward on DeepSeek-V3). Without a
-# measurement it runs the H100 kernel fractions of its peaks (UNCERTAIN).
-ULTRA = "Blackwell Ultra: H100 kernel fractions, not the GB200 fit"
+# measurement it runs the H100 kernel fractions of its peaks (UNCERTAIN), with the attention
+# gain derived from that blog (kernel_data ULTRA_ATTENTION_GAIN).
+ULTRA = "Blackwell Ultra: H100 kernel fractions with faster softmax, not the GB200 fit"
 
 SKU_EFFICIENCY = {
     "a100-sxm-80gb": _entry(MEGATRON_2022, "ampere", "a100-fitted"),
@@ -57,8 +75,8 @@ SKU_EFFICIENCY = {
     ),
     "b200-sxm-180gb": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
     "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
-    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured", ULTRA),
-    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "unmeasured", ULTRA),
+    "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
+    "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
     "mi300x-192gb": _entry(MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"),
 }
 # Inline custom GPUs: a modern stack on the H100 fractions of the catalog peaks; UNCERTAIN.

@@ -18,13 +18,15 @@ Norm and residual kernels run on tokens / tp with sequence parallelism, else on 
 import numpy as np
 
 
-def elementwise_bytes(shape, tokens, tp, sp, stack, fp8: bool):
-    """(forward, backward) HBM bytes of one layer's element-wise kernels."""
+def elementwise_bytes(shape, tokens, tp, sp, stack, fp8: bool, ffn=None):
+    """(forward, backward) HBM bytes of one layer's element-wise kernels. `ffn`: the FFN width
+    each token's activation runs over on this GPU (default the dense FFN / tp; an MoE layer
+    passes its routed and shared experts' widths, moe_activation_width)."""
     replicated = tokens / np.where(sp, tp, 1.0)
     dropout_mask = 1.0 if stack.dropout else 0.0
     dropout_backward = 5.0 if stack.dropout else 0.0
     h = shape.hidden
-    ffn = shape.ffn / tp
+    ffn = shape.ffn / tp if ffn is None else ffn
     gated = shape.mlp_matrices == 3
     norm_and_residual_forward = h * (2 * 4.0 + 2 * (6.0 + dropout_mask))
     norm_and_residual_backward = h * (2 * 6.0 + 2 * (6.0 + dropout_backward))
@@ -45,6 +47,13 @@ def elementwise_bytes(shape, tokens, tp, sp, stack, fp8: bool):
         activation_backward + rotary + cast_backward
     )
     return forward, backward
+
+
+def moe_activation_width(shape, tp, imbalance):
+    """FFN width a token's activation (and its FP8 cast) runs over in an MoE layer: top_k
+    routed experts (x the busiest rank's load) plus the shared experts, each expert_ffn wide
+    and split by tp as the expert GEMMs are (layer_cost._mlp_gemms)."""
+    return (shape.top_k * imbalance + shape.shared_experts) * shape.expert_ffn / tp
 
 
 # Output head: vocab-parallel cross-entropy on fp32 logits. Forward writes the bf16 logits,

@@ -52,12 +52,44 @@ def model_flops_per_token(shape, tuning: Tuning = FULL) -> float:
     )
 
 
-def recompute_flops_per_token(shape, recompute: str) -> float:
-    """Extra forward work recomputed in the backward pass."""
+def recompute_flops_per_token(
+    shape, recompute: str, selective: str = "attention_core", full_share: float = 1.0
+) -> float:
+    """Extra forward work recomputed in the backward pass; `selective` is what the stack's
+    selective recomputation re-runs (SoftwareStack.selective_recompute); `full_share` the
+    share of layers full recomputation covers."""
     attention_forward = attention_flops_per_token(shape) / 3.0
     if recompute == "full":
         layer_weights = shape.active_params_per_token() - shape.vocab * shape.hidden
-        return 2.0 * layer_weights + attention_forward
+        return full_share * (2.0 * layer_weights + attention_forward)
+    if recompute == "selective" and selective == "alternate_matmuls":
+        dense = shape.layers - shape.moe_layers
+        recomputed = dense * recomputed_matmul_share(shape, moe=False) * layer_matmul_weights(
+            shape, moe=False
+        ) + shape.moe_layers * recomputed_matmul_share(shape, moe=True) * layer_matmul_weights(
+            shape, moe=True
+        )
+        return 2.0 * recomputed
     if recompute == "selective":
         return attention_forward
     return 0.0
+
+
+def _matmul_weights(shape, moe: bool) -> list[float]:
+    """Weights of one layer's plain matmuls in forward order: q, k, v, o, then the MLP's
+    (gate, up, down or up, down). An MoE layer's experts run as grouped GEMMs, not counted."""
+    kv = shape.hidden * shape.kv_heads * shape.head_dim
+    attention = [shape.hidden * shape.attention_width, kv, kv, shape.attention_width * shape.hidden]
+    return attention if moe else attention + [shape.hidden * shape.ffn] * shape.mlp_matrices
+
+
+def layer_matmul_weights(shape, moe: bool) -> float:
+    return float(sum(_matmul_weights(shape, moe)))
+
+
+def recomputed_matmul_share(shape, moe: bool) -> float:
+    """Share of a layer's matmul weights (= FLOPs, all see the same tokens) that torchtitan's
+    op-level selective checkpointing recomputes: every second matmul in forward order (k, o
+    and the MLP's second: up for a gated MLP, down otherwise)."""
+    weights = _matmul_weights(shape, moe)
+    return sum(weights[1::2]) / sum(weights)

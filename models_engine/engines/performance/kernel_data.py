@@ -97,10 +97,34 @@ _BLACKWELL_FITTED = {
     ),
 }
 
+# Blackwell Ultra (B300 / GB300): the H100 fractions of its peaks (unmeasured, UNCERTAIN), but
+# fused attention gains from the doubled special-function-unit (MUFU.EX2) throughput: NVIDIA
+# measured ~35 % more FP8 attention forward throughput than Blackwell on DeepSeek-V3 (NVIDIA
+# Technical Blog, "Making Softmax More Efficient with NVIDIA Blackwell Ultra", 2026). Derived
+# for BF16 attention, taking the softmax exponentials as serial with the two matmuls (the
+# blog's picture: tensor cores idle while the SFUs normalise): FP8 forward time M8 + E with
+# (M8 + E) / (M8 + E/2) = 1.35 gives E = 1.08 M8; BF16 matmuls take 2 M8, so forward
+# (2 + 1.08) / (2 + 0.54) = 1.21x; backward (five matmuls: 5 M8, one exponential per score
+# element to rebuild P) (5 + 1.08) / (5 + 0.54) = 1.10x.
+ULTRA_ATTENTION_GAIN = (1.21, 1.10)
+_BLACKWELL_ULTRA = {
+    **_UNMEASURED,
+    "attention": {
+        backend: (forward * ULTRA_ATTENTION_GAIN[0], backward * ULTRA_ATTENTION_GAIN[1])
+        for backend, (forward, backward) in _H100_MEASURED["attention"].items()
+    },
+    "source": (
+        "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN); fused attention "
+        "x1.21 forward / x1.10 backward for the doubled SFU exponential throughput (NVIDIA "
+        "blog: +35 % FP8 attention forward on DeepSeek-V3, derived for BF16)"
+    ),
+}
+
 KERNEL_EFFICIENCY = {
     "blackwell-fitted": _BLACKWELL_FITTED,
     "h100-measured": _H100_MEASURED,
     "h200-measured": _H200_MEASURED,
     "a100-fitted": _A100_FITTED,
     "unmeasured": _UNMEASURED,
+    "blackwell-ultra": _BLACKWELL_ULTRA,
 }

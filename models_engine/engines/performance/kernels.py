@@ -13,6 +13,8 @@ Every kernel time is multiplied by `profile.kernel_time_scale` = 1 + the stack's
 
 import numpy as np
 
+from models_engine.engines.performance.efficiency_data import ATTENTION_HEAD_DIM_FACTOR
+
 OUTPUT_BYTES = 2  # GEMM outputs are written in bf16 / fp16 (FP8 GEMMs too)
 
 
@@ -78,8 +80,24 @@ def flash_attention_time_s(queries, keys_per_query, chunk_len, heads, head_dim, 
     ramp = chunk_len / (chunk_len + profile.attention_length_ramp)
     peak = profile.bf16_peak_flops
     scale = profile.kernel_time_scale
-    forward = flops_forward / (peak * profile.attention_forward_fraction * ramp) * scale
-    backward = 2.5 * flops_forward / (peak * profile.attention_backward_fraction * ramp) * scale
+    fwd_dim, bwd_dim = attention_head_dim_factor(profile.stack.attention_backend, head_dim)
+    forward_rate = peak * profile.attention_forward_fraction * ramp * fwd_dim
+    backward_rate = peak * profile.attention_backward_fraction * ramp * bwd_dim
+    return flops_forward / forward_rate * scale, 2.5 * flops_forward / backward_rate * scale
+
+
+def attention_head_dim_factor(backend: str, head_dim: float) -> tuple[float, float]:
+    """(forward, backward) fused-attention throughput at `head_dim` relative to head dim 128
+    (efficiency_data.ATTENTION_HEAD_DIM_FACTOR): log2-interpolated between the measured head
+    dims, held flat outside them."""
+    points = ATTENTION_HEAD_DIM_FACTOR.get(backend)
+    if points is None:
+        return 1.0, 1.0
+    dims = sorted(points)
+    x = np.log2(np.clip(head_dim, dims[0], dims[-1]))
+    xs = np.log2(dims)
+    forward = float(np.interp(x, xs, [points[d][0] for d in dims]))
+    backward = float(np.interp(x, xs, [points[d][1] for d in dims]))
     return forward, backward
 
 

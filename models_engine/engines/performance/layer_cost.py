@@ -14,8 +14,12 @@ import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
-from models_engine.engines.performance.elementwise import elementwise_bytes
+from models_engine.engines.performance.elementwise import (
+    elementwise_bytes,
+    moe_activation_width,
+)
 from models_engine.engines.performance.fine_tuning import FULL, Tuning
+from models_engine.engines.performance.flops import recomputed_matmul_share
 from models_engine.engines.performance.kernels import (
     flash_attention_time_s,
     hbm_time_s,
@@ -109,6 +113,17 @@ def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None, tuni
     return up_f + down_f, up_b + down_b, up_b
 
 
+def selective_recompute_s(shape, profile, moe, attention, attention_gemms, mlp_gemms, elementwise):
+    """Forward work a "selective" recomputation re-runs, by the stack's meaning of it:
+    Megatron's recomputes the attention core (Korthikanti et al. 2022); torchtitan's op-level
+    checkpointing recomputes every second matmul and all element-wise ops but keeps the
+    attention output (flops.recomputed_matmul_share). MoE experts (grouped GEMMs) are kept."""
+    if profile.stack.selective_recompute != "alternate_matmuls":
+        return attention
+    gemms = attention_gemms if moe else attention_gemms + mlp_gemms
+    return recomputed_matmul_share(shape, moe) * gemms + elementwise
+
+
 def _tp_comm(shape, cand, profile, topology, tokens, windows):
     """(exposed, total, forward-exposed) TP communication of one layer.
 
@@ -184,7 +199,10 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
         mlp_f, mlp_b, up_b = _mlp_gemms(shape, cand, profile, tokens, ffn=shape.ffn, tuning=tuning)
     attn_f, attn_b = _attention(shape, cand, profile, tokens)
     low = profile.low_precision
-    elem_f_bytes, elem_b_bytes = elementwise_bytes(shape, tokens, tp, cand.sp, profile.stack, low)
+    ffn = moe_activation_width(shape, tp, moe_imbalance(shape, cand)) if moe else None
+    elem_f_bytes, elem_b_bytes = elementwise_bytes(
+        shape, tokens, tp, cand.sp, profile.stack, low, ffn=ffn
+    )
     elem_f, elem_b = hbm_time_s(elem_f_bytes, profile), hbm_time_s(elem_b_bytes, profile)
     # Layers below the lowest trainable one run no backward at all.
     attn_b, elem_b = tuning.backward_share * attn_b, tuning.backward_share * elem_b
@@ -206,7 +224,9 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     cp_exposed, cp_total, cp_forward = _cp_comm(shape, cand, topology, tokens, attn_f, attn_b)
     full = cand.recompute == 2
     selective = cand.recompute == 1
-    recompute = np.where(full, forward + tp_forward + cp_forward, np.where(selective, attn_f, 0))
+    partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
+    whole = cand.recompute_share * (forward + tp_forward + cp_forward)
+    recompute = np.where(full, whole, np.where(selective, partial, 0))
     ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
     return LayerCost(
         forward_s=forward,
@@ -233,8 +253,18 @@ PERMUTE_BYTES_PER_COPY = 8.0
 # section 2.2 and Table 1: capacity factor 1.25 keeps dropped tokens under ~1 % with the
 # auxiliary load-balancing loss) and the per-expert capacity GShard budgets for (Lepikhin et
 # al. 2020, 2 x mean over top-2 = 1 x mean per expert slot, with overflow dropped). With
-# ep == 1 every expert is local and the total work does not depend on the routing.
+# ep == 1 every expert is local and the total work does not depend on the routing; with
+# forced balancing (workload.moe.routing "force_balanced": Megatron-Core's
+# moe_router_force_load_balancing, which NVIDIA's MoE benchmark recipes set, e.g.
+# Megatron-Bridge scripts/performance DeepSeek-V3 and gpt-oss common configs) every rank
+# gets the mean.
 MOE_LOAD_IMBALANCE = 1.25
+
+
+def moe_imbalance(shape, cand):
+    """The busiest EP rank's expert load over the mean (MOE_LOAD_IMBALANCE)."""
+    uneven = (cand.ep > 1) & (not shape.force_balanced)
+    return np.where(uneven, MOE_LOAD_IMBALANCE, 1.0)
 
 
 def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
@@ -255,7 +285,7 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # The busiest EP rank's experts see MOE_LOAD_IMBALANCE x the mean rows; small per-expert
     # M sits low on the GEMM tile ramp (kernels.linear_time_s), which is how grouped GEMMs of
     # fine-grained experts lose efficiency.
-    imbalance = np.where(cand.ep > 1, MOE_LOAD_IMBALANCE, 1.0)
+    imbalance = moe_imbalance(shape, cand)
     rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
         shape,

@@ -17,6 +17,7 @@ class Layout:
     zero_stage: int = 1
     sequence_parallel: bool = True
     recompute: str = "selective"
+    recompute_layer_share: float = 1.0  # layers full recomputation covers (block method)
     first_stage_layers: int | None = None  # uneven pipeline split; None = even
     last_stage_layers: int | None = None
     pipeline_schedule: str = "1f1b"  # pipeline_schedule.SCHEDULES

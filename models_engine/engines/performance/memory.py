@@ -90,12 +90,15 @@ def activation_bytes_per_layer(
     sequence_parallel,
     recompute,
     attention_kernel: str = "unfused",
+    full_share=1.0,
 ):
     """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4).
 
     `recompute` is "none" / "selective" / "full" or an array of RECOMPUTE_CODES;
     `sequence_parallel` a bool or bool array. A flash-attention kernel never stores the
-    s x s scores (it recomputes them in backward), so "none" keeps what "selective" keeps."""
+    s x s scores (it recomputes them in backward), so "none" keeps what "selective" keeps.
+    `full_share`: share of the layers full recomputation covers; the rest keep everything
+    (the mean over a stage's layers)."""
     code = RECOMPUTE_CODES[recompute] if isinstance(recompute, str) else np.asarray(recompute)
     sbh = seq_len * micro_batch * hidden
     attention_scores = 5 * heads * seq_len / hidden
@@ -109,6 +112,8 @@ def activation_bytes_per_layer(
         sbh * (34 + attention_scores) / tp,
         sbh * (10 + 24 / tp + attention_scores / tp),
     )
+    share = np.asarray(full_share, dtype=float)
+    full = share * full + (1.0 - share) * none
     result = np.where(code == 2, full, np.where(code == 1, selective, none))
     return float(result) if np.ndim(result) == 0 else result
 

@@ -167,6 +167,7 @@ def memory_breakdown_gib(
         sequence_parallel=layout.sequence_parallel,
         recompute=layout.recompute,
         attention_kernel=attention_kernel,
+        full_share=layout.recompute_layer_share,
     )
     return {
         "weights": weights / GIB,
@@ -213,6 +214,7 @@ def explicit_layout(parallelism) -> Layout:
         zero_stage=_zero_stage(parallelism.zero_stage),
         sequence_parallel=parallelism.sequence_parallel,
         recompute=parallelism.recompute,
+        recompute_layer_share=parallelism.recompute_layer_share,
         first_stage_layers=parallelism.first_stage_layers,
         last_stage_layers=parallelism.last_stage_layers,
         pipeline_schedule=parallelism.pipeline_schedule,

@@ -88,6 +88,7 @@ def training_memory_gib(
         sequence_parallel=cand.sp,
         recompute=cand.recompute,
         attention_kernel=attention_kernel,
+        full_share=cand.recompute_share,
     )
     microbatches = shape.global_batch / (cand.dp * cand.mbs)
     layers = activation_layers(

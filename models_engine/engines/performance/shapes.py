@@ -26,6 +26,7 @@ class ModelShape:
     moe_layers: int = 0
     first_dense_layers: int = 0
     mtp_modules: int = 0  # multi-token prediction modules (on the last stage)
+    force_balanced: bool = False  # every expert gets the mean token count (no busiest rank)
     # Sliding-window attention: window in tokens (0: none) and the share of layers using it
     window: int = 0
     window_share: float = 0.0
@@ -130,6 +131,7 @@ def model_shape(workload) -> ModelShape:
         moe_layers=count_moe_layers(workload),
         first_dense_layers=moe.first_dense_layers if moe else 0,
         mtp_modules=moe.mtp_modules if moe else 0,
+        force_balanced=bool(moe and moe.routing == "force_balanced"),
         window=workload.attention_sliding_window_tokens or 0,
         window_share=(
             workload.attention_sliding_window_layer_share

@@ -90,7 +90,9 @@ def evaluate_training(
     tokens_per_step = shape.global_batch * shape.seq_len
     tokens_per_s = tokens_per_step / step_s
     model_flops = model_flops_per_token(shape, context.tuning)
-    hardware_flops = model_flops + recompute_flops_per_token(shape, layout.recompute)
+    hardware_flops = model_flops + recompute_flops_per_token(
+        shape, layout.recompute, profile.stack.selective_recompute, layout.recompute_layer_share
+    )
     tflops_per_gpu = model_flops * tokens_per_s / gpus / TERA
     peak_tflops = profile.peak_flops / TERA
     days = failure_free_days(workload.tokens_to_train, tokens_per_s)

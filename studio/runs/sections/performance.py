@@ -106,6 +106,8 @@ def layout_paragraph(performance: PerformanceResult, with_wan: bool) -> Paragrap
             strong(layout_name(performance)),
             f", micro-batch {layout.micro_batch_size}, ZeRO {layout.zero_stage}, "
             f"recompute {layout.recompute}",
+            layout.recompute_layer_share < 1
+            and f" ({percent(layout.recompute_layer_share, 0)} of the layers)",
             layout.sequence_parallel and ", sequence parallel",
             " ",
             muted(f"({layout.chosen_by})"),
