@@ -7,7 +7,13 @@ from studio.catalog import views as catalog_views
 from studio.core.docs import spec_docs
 from studio.core.inputs import IdConverter
 from studio.core.views import healthz
-from studio.designs import audit_views, editor_views, history_views, lifecycle_views
+from studio.designs import (
+    audit_views,
+    editor_views,
+    history_views,
+    lifecycle_views,
+    sheet_views,
+)
 from studio.designs import views as project_views
 from studio.reports import export_views, network_export
 from studio.reports import report_views as report_pages
@@ -116,6 +122,21 @@ urlpatterns = [
         "designs/<id:pk>/spec.json",
         project_views.design_spec_json,
         name="design-spec-json",
+    ),
+    path(
+        "designs/<id:pk>/spec-patch/",
+        sheet_views.DesignSpecPatchView.as_view(),
+        name="design-spec-patch",
+    ),
+    path(
+        "designs/<id:pk>/variants/",
+        sheet_views.DesignVariantsView.as_view(),
+        name="design-variants",
+    ),
+    re_path(
+        r"^exports/designs/(?P<pk>[0-9]{1,19})/spec\.(?P<fmt>csv|xlsx)$",
+        export_views.design_spec_export,
+        name="export-design-spec",
     ),
     path("designs/<id:pk>/edit/", editor_views.DesignEditorView.as_view(), name="design-editor"),
     path(

@@ -1,8 +1,9 @@
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from studio.api import report_views, views
+from studio.api import report_views, sheet_views, views
+from studio.core.inputs import IdConverter
 
 router = DefaultRouter()
 router.register("projects", views.ProjectViewSet, basename="api-project")
@@ -16,5 +17,17 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("catalog/", views.CatalogView.as_view(), name="api-catalog"),
     path("spec-schema/", views.SpecSchemaView.as_view(), name="api-spec-schema"),
+    # Spreadsheet imports (studio/api/sheet_views.py). The id pattern, not the converter: an id
+    # out of range reaches the view and gets the API's JSON 404, not the HTML page.
+    re_path(
+        rf"^designs/(?P<pk>{IdConverter.regex})/spec-patch/$",
+        sheet_views.DesignSpecPatchApiView.as_view(),
+        name="api-design-spec-patch",
+    ),
+    re_path(
+        rf"^designs/(?P<pk>{IdConverter.regex})/variants/$",
+        sheet_views.DesignVariantsApiView.as_view(),
+        name="api-design-variants",
+    ),
     *router.urls,
 ]

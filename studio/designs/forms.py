@@ -3,6 +3,7 @@ from django import forms
 from studio.accounts.models import Role, Team
 from studio.catalog.selectors import team_catalog
 from studio.designs.examples import list_examples
+from studio.designs.spec_sheet import VariantMode
 
 
 class ProjectCreateForm(forms.Form):
@@ -97,3 +98,53 @@ class RenameForm(forms.Form):
 
 class DeleteConfirmForm(forms.Form):
     confirm = forms.CharField(max_length=200, label="Type the exact name to confirm", strip=False)
+
+
+def _revision_choices(design) -> list[tuple[int, str]]:
+    return [
+        (r.number, f"r{r.number} · {r.message[:40]}" if r.message else f"r{r.number}")
+        for r in design.revisions.order_by("-number")
+    ]
+
+
+class _SheetUploadForm(forms.Form):
+    file = forms.FileField(label="Sheet (CSV or XLSX)")
+    base_revision = forms.TypedChoiceField(coerce=int, choices=(), label="Apply onto")
+
+    def __init__(self, *args, design, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.design = design
+        self.fields["base_revision"].choices = _revision_choices(design)
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if not upload.name.lower().endswith((".csv", ".xlsx")):
+            raise forms.ValidationError("Upload a .csv or .xlsx file.")
+        return upload
+
+    def clean_base_revision(self):
+        return self.design.revisions.get(number=self.cleaned_data["base_revision"])
+
+
+class SpecPatchForm(_SheetUploadForm):
+    """A partial spec sheet (rows path, value) applied onto a revision: one new revision."""
+
+    message = forms.CharField(max_length=300, required=False, label="Message")
+
+
+class VariantsForm(_SheetUploadForm):
+    """One row per variant, one column per spec path (and optionally `name`)."""
+
+    mode = forms.ChoiceField(
+        choices=VariantMode.CHOICES,
+        initial=VariantMode.DESIGNS,
+        widget=forms.RadioSelect,
+        label="Each row becomes",
+    )
+
+
+def design_sheet_forms(design, data=None, files=None) -> dict:
+    return {
+        "patch_form": SpecPatchForm(data, files, design=design, prefix="patch"),
+        "variants_form": VariantsForm(data, files, design=design, prefix="variants"),
+    }

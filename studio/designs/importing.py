@@ -165,6 +165,93 @@ def _read_bounded(content: bytes | IO[bytes]) -> bytes:
     return raw
 
 
+# ---- a sheet as a grid: the patch and variants imports, with sheet row numbers ------------
+
+MAX_COLUMNS = 500  # a variants sheet: one column per spec path changed
+
+
+def _cell_from_xlsx(value) -> str:
+    """A cell as the text a user typed: 8192.0 (a number Excel stored as float) is 8192."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _checked_grid_row(number: int, cells: list[str]) -> tuple[int, list[str]]:
+    if number > MAX_ROWS + 1:  # + 1: the header row
+        raise ImportFileInvalid(f"more than {MAX_ROWS:,} rows (the limit of a design file)")
+    if len(cells) > MAX_COLUMNS:
+        raise ImportFileInvalid(f"row {number}: more than {MAX_COLUMNS} columns")
+    for cell in cells:
+        if len(cell) > MAX_CELL_CHARS:
+            raise ImportFileInvalid(
+                f"row {number}: a cell is longer than {MAX_CELL_CHARS:,} characters"
+            )
+        if "\x00" in cell:
+            raise ImportFileInvalid(f"row {number}: holds a NUL character")
+    return number, cells
+
+
+def _grid_from_csv(raw: bytes) -> list[tuple[int, list[str]]]:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportFileInvalid("the CSV file must be UTF-8 text") from exc
+    reader = csv.reader(io.StringIO(text))
+    grid = []
+    try:
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                grid.append(_checked_grid_row(reader.line_num, cells))
+    except csv.Error as exc:
+        raise ImportFileInvalid(f"row {reader.line_num + 1}: not readable as CSV ({exc})") from exc
+    return grid
+
+
+def _grid_from_xlsx(raw: bytes) -> list[tuple[int, list[str]]]:
+    _check_xlsx_archive(raw)
+    try:
+        workbook = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for a file that is not XLSX
+        raise ImportFileInvalid(f"not a readable XLSX workbook ({type(exc).__name__})") from exc
+    grid = []
+    try:
+        if not workbook.worksheets:
+            raise ImportFileInvalid("the XLSX workbook has no sheet")
+        rows = workbook.worksheets[0].iter_rows(max_col=MAX_COLUMNS + 1, values_only=True)
+        for number, values in enumerate(rows, start=1):
+            cells = [_cell_from_xlsx(value) for value in values]
+            while cells and cells[-1] == "":
+                cells.pop()
+            if cells:
+                grid.append(_checked_grid_row(number, cells))
+    except ImportFileInvalid:
+        raise
+    except Exception as exc:  # a malformed part inside a readable archive
+        raise ImportFileInvalid(f"not a readable XLSX workbook ({type(exc).__name__})") from exc
+    finally:
+        workbook.close()
+    return grid
+
+
+def grid_from_upload(name: str, content: bytes | IO[bytes]) -> list[tuple[int, list[str]]]:
+    """The first sheet of a CSV / XLSX upload as (sheet row number, cell texts), empty rows
+    left out, every bound of a design import applied."""
+    raw = _read_bounded(content)
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if extension == "csv":
+        return _grid_from_csv(raw)
+    if extension == "xlsx":
+        return _grid_from_xlsx(raw)
+    raise ImportFileInvalid("upload a .csv or .xlsx file")
+
+
 def spec_from_upload(name: str, content: bytes | IO[bytes]) -> dict:
     raw = _read_bounded(content)
     extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""

@@ -8,6 +8,7 @@ from models_engine import (
     SpecValidationError,
     design_to_dict,
     load_security_rules,
+    spec_diff,
     spec_from_system,
     spec_hash,
     validate_design,
@@ -18,6 +19,16 @@ from studio.core.errors import DomainError, NameTaken, unique_name
 from studio.designs.examples import get_example
 from studio.designs.importing import spec_from_upload
 from studio.designs.models import AcceptedRisk, Design, DesignDraft, DesignRevision, Project
+from studio.designs.spec_sheet import (
+    SheetError,
+    SheetInvalid,
+    Variant,
+    VariantMode,
+    errors_at_cells,
+    patch_cells,
+    patched_spec,
+    variant_rows,
+)
 
 
 class DesignSpecInvalid(ValidationError):
@@ -122,6 +133,101 @@ def design_create_from_upload(
         spec=spec_from_upload(filename, content),
         message=f"Imported from {filename}",
     )
+
+
+# ---- spreadsheets: a patch onto a base revision, a batch of variants ---------------------
+
+
+def _validated_patch(base: DesignRevision, cells) -> tuple[dict, str, list[SheetError]]:
+    """(canonical spec, hash, errors) of the base revision with the cells applied."""
+    spec, errors = patched_spec(base.spec, cells)
+    if errors:
+        return {}, "", errors
+    try:
+        canonical, digest = validated_spec(spec, team_id=base.design.project.team_id)
+    except DesignSpecInvalid as exc:
+        return {}, "", errors_at_cells(exc.errors, cells)
+    return canonical, digest, []
+
+
+@transaction.atomic
+def design_revision_patch(
+    *, actor, base: DesignRevision, filename: str, content, message: str = ""
+) -> tuple[DesignRevision, bool]:
+    """(revision, created): one new revision, the base revision with the sheet's (path,
+    value) rows applied, validated as a whole. SheetInvalid names each bad row and column;
+    nothing is saved then. A result equal to the latest revision creates nothing and
+    returns that revision."""
+    cells = patch_cells(filename, content)
+    canonical, digest, errors = _validated_patch(base, cells)
+    if errors:
+        raise SheetInvalid(errors)
+    design = Design.objects.select_for_update().get(pk=base.design_id)
+    latest = design.latest_revision
+    if latest is not None and latest.spec_hash == digest:
+        return latest, False
+    text = message or _patch_message(filename, base, canonical)
+    revision = _revision_insert(
+        actor=actor, design=design, spec=canonical, digest=digest, message=text
+    )
+    return revision, True
+
+
+def _patch_message(filename: str, base: DesignRevision, spec: dict) -> str:
+    """'plan.xlsx onto r1: compute.gpu_count': what changed, not how many rows the sheet had."""
+    paths = [change["path"] for change in spec_diff(base.spec, spec)]
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    return f"{filename} onto r{base.number}: {shown}"[:500]
+
+
+def _variant_name(base: DesignRevision, variant: Variant, index: int) -> str:
+    return variant.name or f"{base.design.name} variant {index}"
+
+
+def _validated_variants(base, variants, mode: str) -> tuple[list, list[SheetError]]:
+    checked, errors, names = [], [], {}
+    taken = set(base.design.project.designs.values_list("name", flat=True))
+    for index, variant in enumerate(variants, start=1):
+        canonical, digest, row_errors = _validated_patch(base, variant.cells)
+        errors += row_errors
+        name = _variant_name(base, variant, index)
+        if mode == VariantMode.DESIGNS and (name in taken or name in names):
+            message = f"the project already has a design named “{name}” (rows need own names)"
+            if name in names:
+                message = f"the same name as row {names[name]}"
+            errors.append(SheetError(variant.row, variant.name_column, "name", "name", message))
+        names.setdefault(name, variant.row)
+        checked.append((variant, name, canonical, digest))
+    return checked, errors
+
+
+@transaction.atomic
+def design_variants_create(
+    *, actor, base: DesignRevision, filename: str, content, mode: str
+) -> list[DesignRevision]:
+    """One design (mode designs) or one revision of the base design (mode revisions) per row
+    of a variants sheet, each the base revision with the row's cells applied. All or nothing:
+    any bad row raises SheetInvalid naming every bad row and column, and nothing is saved."""
+    variants = variant_rows(filename, content)
+    checked, errors = _validated_variants(base, variants, mode)
+    if errors:
+        raise SheetInvalid(errors)
+    created = []
+    for variant, name, canonical, digest in checked:
+        message = f"{filename} row {variant.row}: variant of {base.design.name} r{base.number}"
+        if mode == VariantMode.DESIGNS:
+            design = _design_insert(actor=actor, project=base.design.project, name=name)
+            audit_record(
+                actor=actor, team=design.project.team, action="design.create", target=design
+            )
+        else:
+            design = Design.objects.select_for_update().get(pk=base.design_id)
+        created.append(
+            _revision_insert(
+                actor=actor, design=design, spec=canonical, digest=digest, message=message
+            )
+        )
+    return created
 
 
 def _design_insert(*, actor, project: Project, name: str) -> Design:

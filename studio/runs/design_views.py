@@ -13,7 +13,7 @@ from studio.accounts.scoping import TeamScopedObjectMixin
 from studio.accounts.selectors import user_has_role
 from studio.core.inputs import parse_int
 from studio.designs.filters import DesignFilter
-from studio.designs.forms import design_create_forms
+from studio.designs.forms import design_create_forms, design_sheet_forms
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs.columns import design_columns
 from studio.runs.filters import EngineRunFilter
@@ -92,6 +92,7 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         team_id = self.object.project.team_id
         context["can_edit"] = user_has_role(self.request.user, team_id, Role.EDITOR)
         context["is_owner"] = user_has_role(self.request.user, team_id, Role.OWNER)
+        context.update(design_sheet_forms(self.object))
         return context
 
 
@@ -132,5 +133,6 @@ class RevisionDiffView(TeamScopedObjectMixin, DetailView):
             headline=headline_changes(headline_of(before_run), headline_of(after_run)),
             before_run=before_run,
             after_run=after_run,
+            can_edit=user_has_role(self.request.user, self.object.project.team_id, Role.EDITOR),
         )
         return context

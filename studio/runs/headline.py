@@ -64,9 +64,34 @@ def headline_changes(before: dict, after: dict) -> list[dict]:
                 "delta": delta,
                 "relative_pct": relative * 100 if relative is not None else None,
                 "improved": improved,
+                **_change_texts(metric, old, new, delta),
             }
         )
     return rows
+
+
+def _change_texts(metric: Metric, old, new, delta) -> dict:
+    """The diff table's cells as a reader wants them: one unit per row (millions of USD when
+    either side reaches a million), fractions in %, the change signed."""
+    numbers = [abs(v) for v in (old, new) if isinstance(v, int | float) and not isinstance(v, bool)]
+    scale, unit = 1.0, metric.unit
+    if metric.unit == "USD" and numbers and max(numbers) >= 1e6:
+        scale, unit = 1e6, "million USD"
+    elif metric.unit == "fraction":
+        scale, unit = 0.01, "%"
+
+    def text(value, signed: bool = False) -> str:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return _format(value, metric.unit)
+        shown = _format(value / scale if scale != 1.0 else value, "")
+        return f"+{shown}" if signed and value > 0 else shown
+
+    return {
+        "unit_text": unit,
+        "old_text": text(old),
+        "new_text": text(new),
+        "delta_text": text(delta, signed=True) if delta is not None else "",
+    }
 
 
 def _format(value, unit: str) -> str:

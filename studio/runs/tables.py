@@ -79,18 +79,3 @@ def _flat_row(row: dict) -> dict:
             )
         flat[key] = value
     return flat
-
-
-def project_designs_table(columns) -> list[dict]:
-    """One row per design of a project with its latest evaluated headline results."""
-    rows = []
-    for column in columns:
-        row = {
-            "design": column.design.name,
-            "revision": column.revision.number if column.revision else None,
-            "run_id": column.run.pk if column.run else None,
-        }
-        for metric in HEADLINE_METRICS:
-            row[f"{metric.key} ({metric.unit})"] = column.headline.get(metric.key)
-        rows.append(row)
-    return rows

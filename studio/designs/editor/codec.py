@@ -109,6 +109,12 @@ def _coerce(leaf: Leaf, text: str) -> Any:
     return text
 
 
+def typed_value(node, text: str) -> Any:
+    """A field's text as the typed value a spreadsheet cell holds (8192 a number, true a
+    boolean); text that does not parse stays text."""
+    return _coerce(node, text) if isinstance(node, Leaf) else text
+
+
 def _leaf_from_form(leaf: Leaf, form: Mapping[str, str], path: str, out: dict) -> None:
     if path not in form:
         return
@@ -241,8 +247,13 @@ def rows_to_form(rows: list[tuple[str, str]]) -> dict[str, str]:
     """Rebuild editor form data from (path, value) rows: an optional object or an explicit
     choice is switched on when any of its fields is given."""
     form = {path.strip(): "" if value is None else str(value) for path, value in rows if path}
-    _switch_on(spec_tree(), "", form, FormIndex(form))
+    switch_on_given(form, FormIndex(form))
     return form
+
+
+def switch_on_given(form: dict[str, str], index: FormIndex) -> None:
+    """Switch on every optional object and explicit choice that has a field given."""
+    _switch_on(spec_tree(), "", form, index)
 
 
 def _switch_on(group: Group, prefix: str, form: dict[str, str], index: FormIndex) -> None:

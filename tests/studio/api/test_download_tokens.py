@@ -42,6 +42,7 @@ def downloads(evaluated):
             "design-spec-json": {"pk": design.pk},
             "export-project-designs": {"pk": design.project.pk, "fmt": "csv"},
             "export-run-table": {"pk": run.pk, "table": "memory", "fmt": "xlsx"},
+            "export-design-spec": {"pk": design.pk, "fmt": "xlsx"},
             "run-figures": {"pk": run.pk, "key": figures_key(run)},
             "run-network-configs": {"pk": run.pk},
             "api-run-network-configs": {"pk": run.pk},

@@ -9,7 +9,7 @@ from openpyxl import load_workbook
 
 from studio.accounts.models import TokenKind
 from studio.accounts.tokens import token_create
-from studio.reports.renderers import to_csv, to_xlsx
+from studio.reports.renderers import Column, Table, number_format, to_csv, to_xlsx
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +25,8 @@ def test_feed_token_opens_one_project_exports_and_nothing_else(client, team_a, e
         "text/csv"
     )
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert rows[0]["design"] == design.name
-    assert float(rows[0]["memory_per_gpu_gib (GiB)"]) == pytest.approx(
+    assert rows[0]["Design"] == design.name
+    assert float(rows[0]["Memory per GPU (GiB)"]) == pytest.approx(
         run.results["headline"]["memory_per_gpu_gib"]
     )
     assert client.get(f"/exports/runs/{run.pk}/memory.xlsx?token={key}").status_code == 200
@@ -59,8 +59,29 @@ def test_another_teams_user_cannot_export(client, team_b, evaluated):
 
 @pytest.mark.parametrize("payload", ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)", "\t=1"])
 def test_exports_never_carry_a_formula(payload):
-    rows = [{"design": payload, "value": 1.5}]
-    assert to_csv(rows).decode().splitlines()[1].startswith(("'", "\"'"))
-    sheet = load_workbook(io.BytesIO(to_xlsx(rows))).active
+    table = Table(
+        "t",
+        [Column("design", "Design"), Column("value", "Value")],
+        [{"design": payload, "value": 1.5}],
+    )
+    assert to_csv(table).decode().splitlines()[1].startswith(("'", "\"'"))
+    sheet = load_workbook(io.BytesIO(to_xlsx(table))).active
     assert sheet["A2"].data_type == "s" and sheet["A2"].value.startswith("'")
     assert sheet["B2"].value == 1.5
+
+
+@pytest.mark.parametrize(
+    ("unit", "value", "expected"),
+    [
+        ("USD", 18_696_445.77, "#,##0"),
+        ("USD", 0.08, "General"),  # '#,##0' would show 0
+        ("fraction", 0.486, "0.0%"),
+        ("fraction", 0.0004, "General"),  # 0.0% would hide it
+        ("s", 14.03, "0.000"),
+        ("GPUs", 256, "#,##0"),
+        ("", 2.5, "#,##0.00"),
+        ("", 0.003, "General"),
+    ],
+)
+def test_number_formats_follow_the_unit_and_never_hide_a_small_value(unit, value, expected):
+    assert number_format(unit, value) == expected

@@ -97,7 +97,7 @@ def test_a_multi_site_run_shows_every_site(
         assert f'id="chart-fabric-diagram-{site["site_id"]}"' in body
     assert 'id="fabric-sites"' in body and 'id="facility-sites"' in body
     bom = client.get(f"/exports/runs/{run.pk}/bom.csv").content.decode()
-    assert bom.splitlines()[0].startswith("site,")
+    assert bom.splitlines()[0].startswith("Site,")
 
 
 def test_results_page_reads_the_figures_stored_on_the_run(client, team_a, design_in):
