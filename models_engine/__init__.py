@@ -60,6 +60,7 @@ from models_engine.engines.sweep.definition import (
 from models_engine.engines.sweep.definition import (
     SweepDefinition,
 )
+from models_engine.engines.sweep.reduce import feasibility as sweep_feasibility
 from models_engine.engines.sweep.reduce import reduce_sweep
 from models_engine.engines.sweep.result import ScalingResult
 from models_engine.engines.sweep.variants import VariantError, VariantGrid, variant_doc
@@ -150,6 +151,7 @@ __all__ = [
     "spec_from_system",
     "spec_hash",
     "sweep_evaluate_chunk",
+    "sweep_feasibility",
     "validate_design",
     "variant_doc",
 ]

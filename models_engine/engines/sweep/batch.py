@@ -30,7 +30,7 @@ from models_engine.sites import site_slices
 from models_engine.spec import SpecValidationError
 from models_engine.validate import validate_design
 
-from .definition import METRICS, POWER_PRICE_PATH, UTILISATION_PATH, VECTOR_PATHS, SweepDefinition
+from .definition import METRICS, POWER_PRICE_PATH, UTILISATION_PATH, SweepDefinition
 from .variants import VariantError, VariantGrid, variant_doc
 
 # Economics fields only the cost engine reads (reliability and storage read horizon_years, the
@@ -241,9 +241,7 @@ def evaluate_chunk(
     metrics = {name: np.full(n, np.nan) for name in METRICS}
     invalid = np.full(n, VALID, dtype=np.int32)
     reasons: list[str] = []
-    vector_block = int(
-        np.prod([size for p, size in zip(grid.paths, grid.radix, strict=True) if p in VECTOR_PATHS])
-    )
+    vector_block = grid.vector_block
     u_all, _ = _vector_values(grid, digits, UTILISATION_PATH, None)
     p_all, p_values = _vector_values(grid, digits, POWER_PRICE_PATH, None)
     # Electricity: the group runs at the largest swept price; each variant scales it.

@@ -116,10 +116,8 @@ def sensitivity(grid: VariantGrid, definition: SweepDefinition, metrics, valid) 
             counts = np.bincount(d, minlength=size)
             means = sums[counts > 0] / counts[counts > 0]
             spread = float(means.max() - means.min()) if means.size else 0.0
-            per_axis[path] = {
-                "spread": spread,
-                "relative": spread / abs(overall) if overall else 0.0,
-            }
+            relative = spread / abs(overall) if np.isfinite(overall) and overall else 0.0
+            per_axis[path] = {"spread": _json_number(spread), "relative": _json_number(relative)}
         out[name] = per_axis
     return out
 

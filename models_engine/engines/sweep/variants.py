@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .definition import SweepDefinition
+from .definition import VECTOR_PATHS, SweepDefinition
 
 GPU_COUNT_PATH = "compute.gpu_count"
 
@@ -38,6 +38,13 @@ class VariantGrid:
     @property
     def radix(self) -> tuple[int, ...]:
         return tuple(len(v) for v in self.values)
+
+    @property
+    def vector_block(self) -> int:
+        """Variants per structural group: the product of the vectorised (fastest) axes."""
+        return math.prod(
+            size for path, size in zip(self.paths, self.radix, strict=True) if path in VECTOR_PATHS
+        )
 
     @property
     def total(self) -> int:
@@ -108,7 +115,11 @@ def _scale_dp(doc: dict, base_doc: dict) -> None:
     parallelism = (base_doc.get("workload") or {}).get("parallelism")
     if not isinstance(parallelism, dict) or "dp" not in parallelism:
         return  # "auto": the performance engine searches the layout at every count
-    base_count = base_doc["compute"]["gpu_count"]
+    base_count, count = base_doc["compute"]["gpu_count"], doc["compute"]["gpu_count"]
+    if not all(
+        isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (base_count, count)
+    ):
+        return  # not a GPU count: the spec's validation names the field
     dp = parallelism["dp"] * doc["compute"]["gpu_count"] / base_count
     if not float(dp).is_integer():
         raise VariantError(
