@@ -118,8 +118,10 @@ def test_a_sweep_runs_to_completion_on_a_real_worker(sweep_workers, team_a, desi
     sweep_workers()
     sweep = services.sweep_create(actor=alice, design=design, definition=DEFINITION)
     done = wait_for(
-        lambda: (s := Sweep.objects.get(pk=sweep.pk)).status not in ("queued", "running", "reducing")
-        and s,
+        lambda: (
+            (s := Sweep.objects.get(pk=sweep.pk)).status not in ("queued", "running", "reducing")
+            and s
+        ),
         120,
         "the sweep to finish",
     )
@@ -146,8 +148,10 @@ def test_a_worker_killed_mid_sweep_still_yields_the_complete_result(
     held = SweepChunk.objects.get(sweep=sweep, status=RunStatus.RUNNING)
     sweep_workers(chunk_delay=0.2)
     done = wait_for(
-        lambda: (s := Sweep.objects.get(pk=sweep.pk)).status not in ("queued", "running", "reducing")
-        and s,
+        lambda: (
+            (s := Sweep.objects.get(pk=sweep.pk)).status not in ("queued", "running", "reducing")
+            and s
+        ),
         120,
         "the sweep to finish after the kill",
         step=0.5,
