@@ -21,7 +21,7 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "security_score_pct": ("security", "%", "Security score"),
     "fits_in_hbm": ("performance", "yes/no", "Fits in GPU memory"),
     "capex_usd": ("cost", "USD", "Capex"),
-    "tco_usd": ("cost", "USD (NPV)", "TCO"),
+    "tco_usd": ("cost", "USD, NPV", "TCO"),
     "training_run_usd": ("cost", "USD", "Cost per training run"),
     "usd_per_gpu_hour": ("cost", "USD/GPU-hour", "Cost per delivered GPU-hour"),
     "carbon_tco2e_per_year": ("cost", "tCO2e/year", "Carbon"),

@@ -47,8 +47,13 @@ def format_input(value) -> str:
     return str(value)
 
 
-def inputs_text(inputs: dict) -> str:
-    return ", ".join(f"{path} = {format_input(value)}" for path, value in inputs.items())
+def ordered_inputs(summary: dict, inputs: dict) -> list[tuple[str, object]]:
+    """A variant's inputs in the sweep's axis order (stored JSON may reorder keys)."""
+    return [(axis["path"], inputs[axis["path"]]) for axis in summary["axes"]]
+
+
+def inputs_text(summary: dict, inputs: dict) -> str:
+    return ", ".join(f"{path} = {format_input(v)}" for path, v in ordered_inputs(summary, inputs))
 
 
 def objective_label(name: str) -> str:
@@ -67,7 +72,9 @@ def best_rows(summary: dict) -> list[dict]:
             {
                 "objective": objective_label(name),
                 "index": variant["index"],
-                "inputs": [(p, format_input(v)) for p, v in variant["inputs"].items()],
+                "inputs": [
+                    (p, format_input(v)) for p, v in ordered_inputs(summary, variant["inputs"])
+                ],
                 "metrics": [
                     format_metric(m, variant["metrics"].get(m)) for m in models_engine.SWEEP_METRICS
                 ],
@@ -85,7 +92,7 @@ def front_rows(summary: dict, limit: int = 50) -> list[dict]:
     return [
         {
             "index": variant["index"],
-            "inputs": inputs_text(variant["inputs"]),
+            "inputs": inputs_text(summary, variant["inputs"]),
             "values": [format_metric(m, variant["metrics"].get(m)) for m in metrics],
         }
         for variant in summary["pareto"][:limit]
