@@ -41,9 +41,25 @@ LEVERS = {
     100_000: (25, 20),
     1_000_000: (50, 100),
 }
+STRUCTURAL_VARIANTS = 1_000
+
+
+# No vectorised axis at all: every variant is an engine group (the cost of the structural path).
+STRUCTURAL = {
+    "axes": [
+        {"path": "compute.gpu_count", "values": [128, 256, 512, 1024]},
+        {"path": "facility.pue", "range": {"start": 1.1, "stop": 1.6, "count": 10}},
+        {"path": "facility.rack_power_limit_kw", "range": {"start": 20, "stop": 40, "count": 5}},
+        {"path": "economics.depreciation_years", "values": [3, 4, 5, 6, 7]},
+    ],
+    "constraints": BASE["constraints"],
+    "objectives": BASE["objectives"],
+}
 
 
 def definition(variants: int) -> dict:
+    if variants == STRUCTURAL_VARIANTS:
+        return STRUCTURAL
     utilisation, price = LEVERS[variants]
     return {
         **BASE,
@@ -119,7 +135,13 @@ def _wait_ready(app, count: int, timeout: float = 90) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variants", type=int, default=100_000, choices=sorted(LEVERS))
+    parser.add_argument(
+        "--variants",
+        type=int,
+        default=100_000,
+        choices=[STRUCTURAL_VARIANTS, *sorted(LEVERS)],
+        help=f"{STRUCTURAL_VARIANTS}: structural axes only (one engine group per variant)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     database_url = os.environ.get("DATABASE_URL", "")

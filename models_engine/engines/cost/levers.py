@@ -33,15 +33,20 @@ from models_engine.engines.storage.result import StorageResult
 from models_engine.spec import DesignSpec
 
 from .assumptions import load_assumptions
+from .engine import scenario_footprint
 from .inputs import resolve_inputs
 from .scenario import base_levers, run_scenario
+from .trace import total
 
 
 @dataclass(frozen=True)
 class LeverCosts:
     """Per variant: the design's TCO (NPV), cost per delivered GPU-hour and cost of one
-    training run (None-valued runs, e.g. inference, are NaN)."""
+    training run (None-valued runs, e.g. inference, are NaN); and what neither lever moves:
+    the owned build's capex and the carbon of its energy (kWh do not depend on the price)."""
 
+    capex_usd: float
+    carbon_tco2e_per_year: float | None
     tco_usd: np.ndarray
     usd_per_gpu_hour: np.ndarray
     training_run_usd: np.ndarray
@@ -101,7 +106,14 @@ def cost_over_levers(
     else:
         gpu_hours = inputs.gpu_count * days * 24.0
         run_usd = gpu_hours * (tco / utilised)
-    return LeverCosts(tco_usd=tco, usd_per_gpu_hour=tco / delivered, training_run_usd=run_usd)
+    carbon, _water = scenario_footprint(at_full, inputs)  # as evaluate_cost reports them
+    return LeverCosts(
+        capex_usd=total(at_full.owned_capex),
+        carbon_tco2e_per_year=carbon["tco2e_per_year"],
+        tco_usd=tco,
+        usd_per_gpu_hour=tco / delivered,
+        training_run_usd=run_usd,
+    )
 
 
 __all__ = ["LeverCosts", "cost_over_levers"]

@@ -5,9 +5,10 @@ Variants are grouped by their structural axes (every axis but the cost engine's 
 pipeline does; utilisation and electricity price then go through the cost engine as numpy arrays
 (`engines/cost/levers.py`). Engine results are cached by the engine's input slice: every engine
 but cost reads the spec without its cost-only economics fields (`engine_slice`), so variants that
-differ only in ownership, depreciation, discount rate or prices share fabric, performance,
-storage, facility, regions, reliability and security; the cost engine's key is the whole
-group document. Nothing is re-derived: each metric is read from its owner's typed result.
+differ only in depreciation, discount rate, licences or prices share fabric, performance,
+storage, facility, regions, reliability and security (ownership is in the slice: the security
+checks read it); the cost engine then runs for each group (~10 ms: its scenario at the four
+lever corners). Nothing is re-derived: each metric is read from its owner's typed result.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models_engine.engines.cost import evaluate_cost
 from models_engine.engines.cost.assumptions import design_overrides
 from models_engine.engines.cost.levers import cost_over_levers
 from models_engine.engines.regions.site_fill import fill_sites
@@ -188,13 +188,6 @@ def _group_metrics(inputs: SweepInputs, doc: dict, u, s, cache: EngineCache) -> 
         for name in ("fabric", "facility", "storage", "performance", "regions", "reliability")
     }
 
-    def run_cost():
-        cost = evaluate_cost(ctx.spec, ctx.catalog, assumption_overrides=overrides, **engines)
-        return cost.capex["total_usd"], cost.summary.carbon_tco2e_per_year
-
-    capex, carbon = cache.get_or_run(
-        "cost:" + _digest({"doc": doc, "catalog": inputs.catalog_entries}), run_cost
-    )
     levers = cost_over_levers(
         ctx.spec,
         ctx.catalog,
@@ -212,8 +205,10 @@ def _group_metrics(inputs: SweepInputs, doc: dict, u, s, cache: EngineCache) -> 
         "facility_power_mw": r["facility"].totals.facility_kw / 1000.0,
         "security_score_pct": np.nan if score is None else score,
         "fits_in_hbm": 1.0 if r["performance"].memory.fits else 0.0,
-        "capex_usd": capex,
-        "carbon_tco2e_per_year": np.nan if carbon is None else carbon,
+        "capex_usd": levers.capex_usd,
+        "carbon_tco2e_per_year": np.nan
+        if levers.carbon_tco2e_per_year is None
+        else levers.carbon_tco2e_per_year,
     }
     out = {name: np.full(u.shape, value, dtype=float) for name, value in constant.items()}
     out["tco_usd"] = levers.tco_usd
