@@ -172,3 +172,50 @@ def test_reduction_counts_feasibility_front_and_best(swept):
     sens = summary["sensitivity"]
     assert sens["time_to_train"]["economics.utilisation"]["spread"] == pytest.approx(0, abs=1e-9)
     assert sens["time_to_train"]["compute.gpu_count"]["spread"] > 1
+
+
+def test_a_sweep_with_nothing_feasible_reduces_to_empty_front_and_counts():
+    base = json.loads((EXAMPLES / "h100-256-onprem-starter.json").read_text())
+    definition = SweepDefinition.model_validate(
+        {
+            "axes": [{"path": "economics.utilisation", "values": [0.5, 0.9]}],
+            "constraints": {"max_time_to_train_days": 0.001},
+        }
+    )
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, 2)
+    summary = reduce_sweep(definition, [chunk])
+    assert (summary["valid"], summary["feasible"], summary["pareto"]) == (2, 0, [])
+    assert summary["best"] == {}
+    assert summary["infeasible_by_constraint"]["time to train > 0.001 days"] == 2
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ({"axes": [{"path": "economics.utilisation", "values": ["high"]}]}, "takes numbers"),
+        ({"axes": [{"path": "a.b", "values": [1]}, {"path": "a.b", "values": [2]}]}, "one axis"),
+        (
+            {
+                "axes": [
+                    {"path": "a.b", "values": [1], "range": {"start": 1, "stop": 2, "count": 2}}
+                ]
+            },
+            "either values",
+        ),
+        (
+            {
+                "axes": [
+                    {"path": f"a.b{i}", "range": {"start": 0, "stop": 1, "count": 10_000}}
+                    for i in range(2)
+                ]
+            },
+            "at most",
+        ),
+    ],
+)
+def test_a_bad_definition_says_what_is_allowed(raw, message):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        SweepDefinition.model_validate(raw)
+    assert message in str(caught.value)
