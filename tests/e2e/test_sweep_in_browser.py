@@ -22,6 +22,15 @@ def test_define_watch_read_and_save_a_sweep(
     page.goto(f"{base}/designs/{design.pk}/")
     page.click("#sweep-design")
     page.select_option("#id_axis_0_path", "compute.gpu_count")
+    page.fill("#id_axis_0_values", "128, -8")  # a value the spec refuses: named, nothing saved
+    page.click("#start-sweep")
+    error = page.locator("#sweep-axes .errorlist").first
+    assert "compute.gpu_count = -8" in error.inner_text()
+    screenshot(page, "sweep-define-error")
+    assert page.console_errors == [
+        "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    ]
+    page.console_errors.clear()  # the 400 above was the point
     page.fill("#id_axis_0_values", "128, 256, 512")
     page.select_option("#id_axis_1_path", "facility.pue")
     page.fill("#id_axis_1_values", "1.2, 1.5")
