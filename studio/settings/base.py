@@ -265,6 +265,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Design, evaluate and compare AI training clusters.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Runs and sweeps both have a `status`: each its own named enum in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "studio.runs.models.RunStatus",
+        "SweepStatusEnum": "studio.runs.models.SweepStatus",
+    },
     # Swagger UI assets from the sidecar package: no CDN, CSP stays strict.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
