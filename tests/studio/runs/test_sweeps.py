@@ -195,3 +195,20 @@ def test_reaper_resends_a_chunk_whose_worker_died(team_a, design_in, small_chunk
     sweep.refresh_from_db()
     assert sweep.status == SweepStatus.DONE and sweep.variants_done == 120
     assert np.all(np.concatenate([c.invalid for c in sweep_chunk_columns(sweep)]) == -1)
+
+
+def test_progress_partial_polls_until_done_then_reloads_the_page(
+    client, team_a, design_in, small_chunks, django_capture_on_commit_callbacks
+):
+    user, team = team_a
+    design = design_in(user, team)
+    queued = services.sweep_create(actor=user, design=design, definition=DEFINITION)  # not sent
+    client.force_login(user)
+    partial = client.get(f"/sweeps/{queued.pk}/", headers={"HX-Request": "true"})
+    body = partial.content.decode()
+    assert "0 of 120 variants" in body and 'hx-trigger="every 1s"' in body
+    assert "HX-Refresh" not in partial.headers
+    services.sweep_dispatch(queued.pk)  # eager: every chunk runs now
+    done = client.get(f"/sweeps/{queued.pk}/", headers={"HX-Request": "true"})
+    assert "120 of 120 variants" in done.content.decode()
+    assert done.headers["HX-Refresh"] == "true"
