@@ -212,3 +212,31 @@ def test_progress_partial_polls_until_done_then_reloads_the_page(
     done = client.get(f"/sweeps/{queued.pk}/", headers={"HX-Request": "true"})
     assert "120 of 120 variants" in done.content.decode()
     assert done.headers["HX-Refresh"] == "true"
+
+
+def test_reaper_finishes_a_stalled_reduction_and_fails_an_exhausted_chunk(
+    team_a, design_in, small_chunks, settings, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    user, team = team_a
+    design = design_in(user, team)
+    long_ago = timezone.now() - timedelta(seconds=settings.SWEEP_CHUNK_STALE_S + 5)
+    # every chunk stored, but the worker reducing it died
+    done = _run(design, user, django_capture_on_commit_callbacks)
+    Sweep.objects.filter(pk=done.pk).update(
+        status=SweepStatus.REDUCING, summary=None, progress_at=long_ago
+    )
+    assert services.sweeps_reap()["reductions_sent"] == 1
+    done.refresh_from_db()
+    assert done.status == SweepStatus.DONE and done.summary["total"] == 120
+    # a chunk that lost its worker on every attempt
+    stuck = services.sweep_create(actor=user, design=design, definition=DEFINITION)
+    SweepChunk.objects.filter(sweep=stuck, number=2).update(
+        status=RunStatus.RUNNING, started_at=long_ago, attempts=settings.RUNS_MAX_ATTEMPTS
+    )
+    assert services.sweeps_reap()["failed"] == 1
+    stuck.refresh_from_db()
+    assert stuck.status == SweepStatus.FAILED and "Chunk 2 lost its worker" in stuck.error
