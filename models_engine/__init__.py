@@ -39,7 +39,31 @@ from models_engine.engines.roadmap import (
 from models_engine.engines.security import load_rules as load_security_rules
 from models_engine.engines.security.result import SecurityResult
 from models_engine.engines.storage.result import SiteStorage, StorageResult
+from models_engine.engines.sweep.batch import (
+    ChunkColumns as SweepChunkColumns,
+)
+from models_engine.engines.sweep.batch import (
+    EngineCache as SweepEngineCache,
+)
+from models_engine.engines.sweep.batch import (
+    SweepInputs,
+)
+from models_engine.engines.sweep.batch import (
+    evaluate_chunk as sweep_evaluate_chunk,
+)
+from models_engine.engines.sweep.definition import (
+    METRICS as SWEEP_METRICS,
+)
+from models_engine.engines.sweep.definition import (
+    OBJECTIVES as SWEEP_OBJECTIVES,
+)
+from models_engine.engines.sweep.definition import (
+    SweepDefinition,
+)
+from models_engine.engines.sweep.reduce import feasibility as sweep_feasibility
+from models_engine.engines.sweep.reduce import reduce_sweep
 from models_engine.engines.sweep.result import ScalingResult
+from models_engine.engines.sweep.variants import VariantError, VariantGrid, variant_doc
 from models_engine.pipeline import ENGINE_ORDER, evaluate, run_engines
 from models_engine.presets import spec_from_system
 from models_engine.price_overrides import entry_with_price, priced_entry
@@ -64,6 +88,8 @@ __all__ = [
     "KINDS",
     "RESULT_SCHEMA_VERSION",
     "SPEC_VERSION",
+    "SWEEP_METRICS",
+    "SWEEP_OBJECTIVES",
     "BomLine",
     "Catalog",
     "CatalogError",
@@ -91,10 +117,16 @@ __all__ = [
     "SiteStorage",
     "SpecValidationError",
     "StorageResult",
+    "SweepChunkColumns",
+    "SweepDefinition",
+    "SweepEngineCache",
+    "SweepInputs",
     "SwitchCounts",
     "TrainingWithWan",
     "Trigger",
     "ValidDesign",
+    "VariantError",
+    "VariantGrid",
     "WanPlan",
     "__version__",
     "catalog_with",
@@ -113,9 +145,13 @@ __all__ = [
     "parse_design",
     "priced_entry",
     "quick_look",
+    "reduce_sweep",
     "run_engines",
     "spec_diff",
     "spec_from_system",
     "spec_hash",
+    "sweep_evaluate_chunk",
+    "sweep_feasibility",
     "validate_design",
+    "variant_doc",
 ]

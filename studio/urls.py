@@ -20,6 +20,7 @@ from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
 from studio.runs import views as run_views
+from studio.runs.sweeps import views as sweep_views
 
 # `<id:pk>`: ASCII digits within bigint; `²`, `٣` or 20 digits do not route (404).
 register_converter(IdConverter, "id")
@@ -150,6 +151,19 @@ urlpatterns = [
         name="design-evaluate",
     ),
     path("runs/<id:pk>/", run_views.RunDetailView.as_view(), name="run-detail"),
+    path("designs/<id:pk>/sweeps/", sweep_views.SweepCreateView.as_view(), name="design-sweeps"),
+    path("sweeps/<id:pk>/", sweep_views.SweepDetailView.as_view(), name="sweep-detail"),
+    path("sweeps/<id:pk>/cancel/", sweep_views.SweepCancelView.as_view(), name="sweep-cancel"),
+    path(
+        "sweeps/<id:pk>/save-variant/",
+        sweep_views.SweepSaveVariantView.as_view(),
+        name="sweep-save-variant",
+    ),
+    re_path(
+        r"^sweeps/(?P<pk>[0-9]{1,19})/variants\.(?P<fmt>csv|xlsx)$",
+        sweep_views.SweepExportView.as_view(),
+        name="sweep-export",
+    ),
     path("runs/<id:pk>/retry/", run_views.RunRetryView.as_view(), name="run-retry"),
     path(
         "runs/<id:pk>/figures/<slug:key>.json",

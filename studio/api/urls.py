@@ -2,7 +2,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from studio.api import report_views, sheet_views, views
+from studio.api import report_views, sheet_views, sweep_views, views
 from studio.core.inputs import IdConverter
 
 router = DefaultRouter()
@@ -10,6 +10,7 @@ router.register("projects", views.ProjectViewSet, basename="api-project")
 router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("runs", views.EngineRunViewSet, basename="api-run")
 router.register("reports", report_views.ReportViewSet, basename="api-report")
+router.register("sweeps", sweep_views.SweepViewSet, basename="api-sweep")
 router.register("catalog-entries", views.TeamCatalogEntryViewSet, basename="api-catalog-entry")
 
 urlpatterns = [

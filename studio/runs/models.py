@@ -124,3 +124,85 @@ class ComparisonFigures(models.Model):
 
     def __str__(self) -> str:
         return f"comparison figures {self.key[:12]}"
+
+
+class SweepStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    REDUCING = "reducing", "Reducing"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+SWEEP_ACTIVE = (SweepStatus.QUEUED, SweepStatus.RUNNING, SweepStatus.REDUCING)
+
+
+class Sweep(models.Model):
+    """Many variants of one design revision (models_engine.SweepDefinition), evaluated in
+    chunks on Celery. `chunks_done` is the counter the chunks increment in one UPDATE; the chunk
+    that makes it equal `chunk_count` runs the reduction into `summary`."""
+
+    design = models.ForeignKey("designs.Design", on_delete=models.CASCADE, related_name="sweeps")
+    revision = models.ForeignKey(
+        "designs.DesignRevision", on_delete=models.CASCADE, related_name="sweeps"
+    )
+    name = models.CharField(max_length=120, blank=True)
+    definition = models.JSONField()
+    total_variants = models.BigIntegerField()
+    chunk_count = models.PositiveIntegerField()
+    chunks_done = models.PositiveIntegerField(default=0)
+    variants_done = models.BigIntegerField(default=0)
+    status = models.CharField(
+        max_length=10, choices=SweepStatus.choices, default=SweepStatus.QUEUED
+    )
+    summary = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Last time a chunk finished (or the reduction started): the reaper's clock for a stall.
+    progress_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"sweep {self.pk} of {self.design} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in SWEEP_ACTIVE
+
+    @property
+    def progress_pct(self) -> int:
+        return int(100 * self.variants_done / self.total_variants) if self.total_variants else 0
+
+
+class SweepChunk(models.Model):
+    """Variants [start, stop) of a sweep: claimed by one worker at a time, results stored as
+    the engine's compressed columns (models_engine.SweepChunkColumns.to_bytes)."""
+
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    start = models.BigIntegerField()
+    stop = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    data = models.BinaryField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["sweep", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["sweep", "number"], name="sweep_chunk_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.number} of sweep {self.sweep_id} ({self.status})"

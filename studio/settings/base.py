@@ -267,6 +267,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Design, evaluate and compare AI training clusters.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Runs and sweeps both have a `status`: each its own named enum in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "studio.runs.models.RunStatus",
+        "SweepStatusEnum": "studio.runs.models.SweepStatus",
+    },
     # Swagger UI assets from the sidecar package: no CDN, CSP stays strict.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -306,6 +311,13 @@ RUNS_QUEUE_MAX_WAIT_S = env.int("RUNS_QUEUE_MAX_WAIT_S", default=3600)
 # A run whose worker died or which ran over time is retried automatically up to this many
 # attempts in all; then it stays failed, with its reason and a Retry button.
 RUNS_MAX_ATTEMPTS = env.int("RUNS_MAX_ATTEMPTS", default=3)
+# Design sweeps: a chunk is sized to take about SWEEP_CHUNK_TARGET_S of engine time (1-30 s);
+# a chunk running longer than SWEEP_CHUNK_STALE_S lost its worker, and a sweep with no chunk
+# finished for that long lost messages: the reaper sends them again (studio.runs.sweeps).
+SWEEP_CHUNK_TARGET_S = env.float("SWEEP_CHUNK_TARGET_S", default=5.0)
+SWEEP_CHUNK_STALE_S = env.int("SWEEP_CHUNK_STALE_S", default=120)
+# At least this many chunks for a large sweep, so that every worker gets a share.
+SWEEP_MIN_CHUNKS = env.int("SWEEP_MIN_CHUNKS", default=8)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(VAR_DIR / "broker" / "out"),

@@ -20,6 +20,9 @@ ALLOWED_CALLS = {
     ("sweep", "fabric"),
     ("sweep", "storage"),  # the storage supply at each scale (`evaluate_storage_supply`)
     ("sweep", "regions"),
+    # A design-space sweep runs the cost engine itself, over arrays of its levers
+    # (`cost.levers.cost_over_levers`) and once per group (`evaluate_cost`).
+    ("sweep", "cost"),
     # The WAN exchange time is the collectives model's ring over sites.
     ("regions", "collectives"),
 }

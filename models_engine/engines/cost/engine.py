@@ -145,6 +145,14 @@ def _training_run(scenario: Scenario, inputs: CostInputs) -> dict | None:
     }
 
 
+def scenario_footprint(scenario: Scenario, inputs: CostInputs) -> tuple[dict, dict]:
+    """Carbon and water of the owned build's energy, per year and per training run (over the
+    reliability engine's time to train with failures)."""
+    energy = [line for line in scenario.owned_opex if line.part == "energy"]
+    days = inputs.time_to_train_days
+    return footprint(inputs, energy, days * 24.0 if days is not None else None)
+
+
 def _inference(scenario: Scenario, inputs) -> dict | None:
     if inputs.spec.workload.kind != "inference" or not inputs.tokens_per_s:
         return None
@@ -227,9 +235,7 @@ def evaluate_cost(
     scenario = run_scenario(inputs, catalog, assumptions, base_levers(inputs))
     design = scenario.design
     training = _training_run(scenario, inputs)
-    energy = [line for line in scenario.owned_opex if line.part == "energy"]
-    run_hours = training["wall_clock_days"] * 24.0 if training else None
-    carbon, water = footprint(inputs, energy, run_hours)
+    carbon, water = scenario_footprint(scenario, inputs)
     headline = _headline_term(scenario)
     timeline = tco_over_time(scenario, headline)
     capex_total = total(scenario.owned_capex)

@@ -23,7 +23,15 @@ def world(team_a, team_b, design_in):
     from studio.reports.models import Report
 
     report_b = Report.objects.create(project=design_b.project, title="Bravo report", covers=[])
+    from studio.runs.sweeps.services import sweep_create
+
+    sweep_b = sweep_create(
+        actor=bob,
+        design=design_b,
+        definition={"axes": [{"path": "economics.utilisation", "values": [0.5, 0.9]}]},
+    )
     return {
+        "sweep_b": sweep_b,
         "alice": alice,
         "design_b": design_b,
         "run_b": run_b,
@@ -62,6 +70,7 @@ def _object_for(name: str, world) -> int:
     for kind, obj in (
         ("team", world["design_b"].project.team),
         ("catalog-entry", world["entry_b"]),
+        ("sweep-", world["sweep_b"]),  # (design-sweeps takes the design)
         ("run", world["run_b"]),
         ("design", world["design_b"]),
         ("project", world["design_b"].project),

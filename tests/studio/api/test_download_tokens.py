@@ -29,9 +29,21 @@ def _patterns(resolver=None, prefix=""):
             yield entry.name, prefix + str(entry.pattern), entry.callback
 
 
+SWEEP = {
+    "axes": [{"path": "economics.utilisation", "values": [0.6, 0.8]}],
+    "constraints": {},
+    "objectives": ["tco"],
+}
+
+
 @pytest.fixture
-def downloads(evaluated):
+def downloads(evaluated, django_capture_on_commit_callbacks):
+    from studio.runs.sweeps import services as sweep_services
+
     design, run = evaluated
+    alice = design.project.team.memberships.first().user
+    with django_capture_on_commit_callbacks(execute=True):
+        sweep = sweep_services.sweep_create(actor=alice, design=design, definition=SWEEP)
     report = Report.objects.create(
         project=design.project, title="R", covers=[], pdf=b"%PDF-1.4 test", pdf_status="done"
     )
@@ -47,6 +59,7 @@ def downloads(evaluated):
             "run-network-configs": {"pk": run.pk},
             "api-run-network-configs": {"pk": run.pk},
             "report-pdf": {"pk": report.pk},
+            "sweep-export": {"pk": sweep.pk, "fmt": "csv"},
         },
     )
 
@@ -83,7 +96,7 @@ def test_a_bearer_token_gets_what_the_session_gets(client, downloads):
         assert by_token["Content-Type"] == by_session["Content-Type"], url
         assert "text/html" not in by_token["Content-Type"], url
         ok += by_token.status_code == 200
-    assert ok >= 6  # the network archive may be a 404 for a design without a network plan
+    assert ok >= 7  # the network archive may be a 404 for a design without a network plan
 
 
 def test_spec_json_with_a_bearer_token_is_json(client, downloads):

@@ -10,10 +10,14 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
 from studio.runs.services import runs_reap
+from studio.runs.sweeps.services import sweeps_reap
 
 
 class Command(BaseCommand):
-    help = "Re-send queued runs that never reached a worker; retry or fail runs whose worker died."
+    help = (
+        "Re-send queued runs that never reached a worker; retry or fail runs whose worker "
+        "died; re-send sweep chunks whose worker died or whose message was lost."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -27,7 +31,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, every=None, **options):
         if every is None:
-            self.stdout.write(f"run reaper: {runs_reap()}")
+            self.stdout.write(f"run reaper: {runs_reap()}; sweeps: {sweeps_reap()}")
             return
         stopping = []
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -37,6 +41,7 @@ class Command(BaseCommand):
             close_old_connections()
             try:
                 runs_reap()
+                sweeps_reap()  # chunks whose worker died, messages lost, stalled reductions
             except DatabaseError as exc:  # the database is down: try again next period
                 self.stderr.write(f"run reaper: database unavailable ({exc}); retrying")
                 connection.close()
