@@ -1,11 +1,13 @@
 """REST endpoints of design sweeps: create, watch (progress), fetch results, cancel."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from studio.api.openapi import documented
 from studio.api.scoping import TeamScopedViewSet
 from studio.designs.selectors import designs_visible_to
 from studio.runs.models import Sweep
@@ -48,6 +50,10 @@ class SweepCreateSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: SweepSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: SweepSerializer}, 404)),
+)
 class SweepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     """`GET /api/sweeps/<id>/` is the progress to poll; `results/` the summary once done."""
 
@@ -57,7 +63,10 @@ class SweepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedV
     def safely_get_queryset(self, queryset):
         return queryset.defer("summary")
 
-    @extend_schema(request=SweepCreateSerializer, responses=SweepSerializer)
+    @extend_schema(
+        request=SweepCreateSerializer,
+        responses=documented({202: SweepSerializer}, 400, 403, 404),
+    )
     def create(self, request, *args, **kwargs):
         payload = SweepCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -80,7 +89,7 @@ class SweepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedV
             ) from exc
         return Response(SweepSerializer(sweep).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses=dict)
+    @extend_schema(request=None, responses=documented({200: OpenApiTypes.OBJECT}, 404, 409))
     @action(detail=True, methods=["get"])
     def results(self, request, pk=None, format=None):
         """Feasible and valid counts, why not feasible, the Pareto front, the best variant per
@@ -94,7 +103,7 @@ class SweepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedV
             )
         return Response(summary)
 
-    @extend_schema(request=None, responses=SweepSerializer)
+    @extend_schema(request=None, responses=documented({200: SweepSerializer}, 403, 404))
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None, format=None):
         sweep = self.get_object()
