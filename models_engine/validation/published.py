@@ -196,4 +196,11 @@ def fabric_references() -> list[Reference]:
 
 
 def other_engine_references() -> list[Reference]:
-    return memory_references() + collective_references() + fabric_references()
+    from .reliability_runs import reliability_references  # it reads this module's files
+
+    return (
+        memory_references()
+        + collective_references()
+        + fabric_references()
+        + reliability_references()
+    )
