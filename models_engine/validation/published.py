@@ -1,6 +1,8 @@
 """The other engines' published references (`published/*.json`), scored with the engines
-themselves. The engine tests read the same files (tests/engine/test_memory_korthikanti.py,
-test_collectives_nccl.py, test_fabric_superpod.py), so the panel shows what the tests assert.
+themselves. The engine tests read the same files (tests/engine/test_memory_korthikanti.py and
+test_collectives_nccl.py read theirs; test_fabric_superpod.py's Table 4 and
+test_reliability_published_runs.py's cases are compared with these rows by
+tests/engine/test_validation_panel.py), so the panel shows what the tests assert.
 
 Each file states its family, engine, quantity and unit, the source, the role of its cases (with
 why) and the values as published."""

@@ -137,3 +137,10 @@ def test_reliability_rows_are_the_published_run_tests_predictions():
         assert row.published == pytest.approx(case["published"], rel=1e-3)
         assert row.model == pytest.approx(case["predicted"], rel=1e-9)
         assert (row.role == "fit") == case["role"].startswith("calibration")
+
+
+def test_superpod_rows_are_the_fabric_tests_table_4():
+    from tests.engine.test_fabric_superpod import H100_TABLE_4
+
+    doc = published_file("fabric_superpod_h100")
+    assert [tuple(row) for row in doc["rows"]] == H100_TABLE_4
