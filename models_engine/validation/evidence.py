@@ -163,12 +163,13 @@ def metric_evidence(
     if not candidates:
         return Evidence(metric_key, "-", "no published reference")
     near = nearest_references(design, metric_key, table)
+    quantities = ", ".join(sorted({r.quantity for r in candidates}))
     if not near:
         return Evidence(
             metric_key,
             "D",
-            f"D: {len(candidates)} published references for {candidates[0].quantity}, "
-            "none on this GPU generation at a similar scale",
+            f"D: {len(candidates)} published references ({quantities}), none on this GPU "
+            "generation at a similar scale",
         )
     grade = grade_of(design, near)
     return Evidence(

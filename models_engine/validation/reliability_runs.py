@@ -66,6 +66,8 @@ def reliability_references() -> list[Reference]:
             **_common({**doc, "role": case["role"]}),
             "source_title": case["source_title"],
             "source_url": case["url"],
+            "quantity": case.get("quantity", doc["quantity"]),
+            "unit": case.get("unit", doc["unit"]),
         }
         sku = case["compute"].get("gpu_sku", "h100-sxm-80gb")
         base = {

@@ -3,6 +3,7 @@ the engine's validation table (`models_engine.validation_table`, built once per 
 filters, per-engine and per-family summaries (fitted vs check-only) and two charts. Nothing here
 computes an error: every number is the table's."""
 
+from collections import Counter
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -127,17 +128,19 @@ def reference_rows(refs: list[Reference]) -> list[dict]:
             "model": f"{amount(r.model)} {r.unit}" if r.model is not None else DASH,
             "error": f"{r.error * 100:+.1f} %" if r.error is not None else DASH,
             "bad": r.error is not None and abs(r.error) > 0.2,
+            "gpus": f"{r.gpus:,}" if r.gpus else "",
         }
         for r in refs
     ]
 
 
-def scatter_figure(refs: list[Reference]) -> go.Figure | None:
-    """Predicted vs measured per quantity (log axes: step times span 0.1 s to minutes), with the
-    y = x line; one trace per role."""
-    scored = [r for r in refs if r.scored]
+def scatter_figure(quantity: str, refs: list[Reference]) -> go.Figure | None:
+    """Engine vs published for one quantity, in its unit (log axes when it spans more than a
+    decade: step times run from 0.1 s to minutes), with the y = x line; one trace per role."""
+    scored = [r for r in refs if r.scored and r.quantity == quantity]
     if not scored:
         return None
+    unit = scored[0].unit
     figure = go.Figure()
     for role in ROLES:
         points = [r for r in scored if r.role == role]
@@ -150,8 +153,11 @@ def scatter_figure(refs: list[Reference]) -> go.Figure | None:
                 mode="markers",
                 name=ROLE_NAMES[role],
                 marker={"color": ROLE_COLOURS[role], "size": 8, "opacity": 0.8},
-                text=[f"{r.id}<br>{r.quantity}, {r.unit}<br>error {r.error:+.1%}" for r in points],
-                hovertemplate="%{text}<br>published %{x:.3g}<br>engine %{y:.3g}<extra></extra>",
+                text=[f"{r.id}<br>error {r.error:+.1%}" for r in points],
+                hovertemplate=(
+                    f"%{{text}}<br>published %{{x:.4g}} {unit}<br>engine %{{y:.4g}} {unit}"
+                    "<extra></extra>"
+                ),
             )
         )
     low = min(min(r.published, r.model) for r in scored)
@@ -166,15 +172,14 @@ def scatter_figure(refs: list[Reference]) -> go.Figure | None:
             hoverinfo="skip",
         )
     )
-    units = sorted({r.unit for r in scored})
-    unit = units[0] if len(units) == 1 else "each reference's own unit"
+    axis_type = "log" if low > 0 and high / low > 10 else "linear"
     figure.update_layout(
         **base_layout(
-            "Engine vs published",
-            xaxis={"title": f"published ({unit})", "type": "log"},
-            yaxis={"title": f"engine ({unit})", "type": "log"},
+            f"{quantity[0].upper()}{quantity[1:]}: engine vs published",
+            xaxis={"title": f"published ({unit})", "type": axis_type},
+            yaxis={"title": f"engine ({unit})", "type": axis_type},
         ),
-        height=460,
+        height=440,
     )
     return figure
 
@@ -201,10 +206,11 @@ def error_figure(refs: list[Reference]) -> go.Figure | None:
         **base_layout(
             "Error distribution",
             xaxis={"title": "engine / published - 1 (%)", "ticksuffix": " %"},
-            yaxis={"title": "references"},
+            # Whole references on the axis, about eight ticks at most.
+            yaxis={"title": "references", "tick0": 0, "dtick": max(1, len(scored) // 8)},
         ),
         barmode="overlay",
-        height=460,
+        height=440,
     )
     return figure
 
@@ -214,14 +220,14 @@ def panel_context(selection: Selection, table: ValidationTable | None = None) ->
     table = table or validation_table()
     refs = [r for r in table.references if selection.keeps(r)]
     selected = table_of(refs) if refs else None
-    figures = [
-        figure_entry(figure_id, figure)
-        for figure_id, figure in (
-            ("validation-scatter", scatter_figure(refs)),
-            ("validation-errors", error_figure(refs)),
-        )
-        if figure is not None
+    counts = Counter(r.quantity for r in refs if r.scored)
+    quantities = sorted(counts, key=lambda q: (-counts[q], q))  # the largest set first
+    drawn = [
+        (f"validation-scatter-{index}", scatter_figure(quantity, refs))
+        for index, quantity in enumerate(quantities)
     ]
+    drawn.insert(0, ("validation-errors", error_figure(refs)))
+    figures = [figure_entry(i, figure) for i, figure in drawn if figure is not None]
     return {
         "selection": selection,
         "filter_fields": filter_fields(selection, table),

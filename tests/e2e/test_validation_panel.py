@@ -3,6 +3,7 @@ references it was computed from; the panel's charts draw under the production CS
 
 import pytest
 
+from studio.reports import services as report_services
 from studio.runs import services as run_services
 from tests.e2e.conftest import screenshot
 
@@ -14,6 +15,14 @@ def test_open_the_validation_panel_from_a_headline_number(live_server, page, tea
     design = design_in(alice, alpha)
     run = run_services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
     run_services.run_execute(run_id=run.pk)
+    report = report_services.report_create(
+        actor=alice,
+        project=design.project,
+        title="Evidence check",
+        summary="",
+        designs=[design],
+        dispatch=False,
+    )
     base = live_server.url
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", "alice")
@@ -26,13 +35,24 @@ def test_open_the_validation_panel_from_a_headline_number(live_server, page, tea
     screenshot(page, "results-evidence-grades")
     grade.click()
     page.wait_for_selector("#nearest-note")
-    page.wait_for_selector("#chart-validation-scatter .main-svg")
+    page.wait_for_selector("#chart-validation-scatter-0 .main-svg")
     rows = page.locator("#validation-references tbody tr").count()
     assert 1 <= rows <= 5
     screenshot(page, "validation-nearest")
     page.goto(f"{base}/validation/")
     page.wait_for_selector("#chart-validation-errors .main-svg")
     screenshot(page, "validation-panel")
-    page.locator("#chart-validation-scatter").scroll_into_view_if_needed()
+    page.locator("#chart-validation-scatter-1").scroll_into_view_if_needed()
     screenshot(page, "validation-panel-charts")
+    # The design page and the report carry the same grade as the results page.
+    grade_text = page.goto(f"{base}/runs/{run.pk}/") and grade.inner_text()
+    page.goto(f"{base}/designs/{design.pk}/")
+    assert page.locator('.headline-card[data-metric="step_time_s"] a.grade').inner_text() == (
+        grade_text
+    )
+    screenshot(page, "design-evidence-grades")
+    page.goto(f"{base}/reports/{report.pk}/")
+    page.locator("#headline-table").scroll_into_view_if_needed()
+    assert grade_text.split()[-1] in page.locator("#headline-table tbody tr").first.inner_text()
+    screenshot(page, "report-evidence-grades")
     assert page.console_errors == []
