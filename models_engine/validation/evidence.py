@@ -66,6 +66,7 @@ class Evidence:
     text: str  # what the reader sees beside the number
     reference_ids: tuple[str, ...] = ()  # the nearest references (the panel filters on them)
     check_errors: tuple[float, ...] = ()  # errors of the near check-only references
+    engines: tuple[str, ...] = ()  # the engines whose references exist for this number
 
     @property
     def rule(self) -> str:
@@ -168,8 +169,11 @@ def metric_evidence(
         return Evidence(
             metric_key,
             "D",
-            f"D: {len(candidates)} published references ({quantities}), none on this GPU "
-            "generation at a similar scale",
+            engines=tuple(sorted({r.engine for r in candidates})),
+            text=(
+                f"D: {len(candidates)} published references ({quantities}), none on this GPU "
+                "generation at a similar scale"
+            ),
         )
     grade = grade_of(design, near)
     return Evidence(
@@ -178,6 +182,7 @@ def metric_evidence(
         _describe(design, grade, near, near[0].quantity),
         reference_ids=tuple(r.id for r in near),
         check_errors=tuple(r.error for r in near if r.role == "check"),
+        engines=tuple(sorted({r.engine for r in near})),
     )
 
 

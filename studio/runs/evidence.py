@@ -26,10 +26,15 @@ def performance_stack(results: dict | None) -> str | None:
     return stack.get("name")
 
 
-def _url(reference_ids: tuple[str, ...]) -> str:
-    if not reference_ids:
+def _url(evidence) -> str:
+    """The panel filtered to the references graded; with none near (D), to the engine's."""
+    if evidence.reference_ids:
+        query = {"ids": ",".join(evidence.reference_ids)}
+    elif len(evidence.engines) == 1:
+        query = {"engine": evidence.engines[0]}
+    else:
         return ""
-    return f"{reverse('validation')}?{urlencode({'ids': ','.join(reference_ids)})}"
+    return f"{reverse('validation')}?{urlencode(query)}"
 
 
 def headline_evidence(spec: dict | None, stack: str | None, keys: list[str]) -> dict:
@@ -43,7 +48,7 @@ def headline_evidence(spec: dict | None, stack: str | None, keys: list[str]) -> 
             grade=evidence.grade,
             text=evidence.text,
             rule=GRADE_RULES[evidence.grade],
-            url=_url(evidence.reference_ids),
+            url=_url(evidence),
         )
         for key, evidence in design_evidence(facts, keys).items()
     }
