@@ -1,8 +1,9 @@
 """The other engines' published references (`published/*.json`), scored with the engines
 themselves. The engine tests read the same files (tests/engine/test_memory_korthikanti.py and
-test_collectives_nccl.py read theirs; test_fabric_superpod.py's Table 4 and
-test_reliability_published_runs.py's cases are compared with these rows by
-tests/engine/test_validation_panel.py), so the panel shows what the tests assert.
+test_collectives_nccl.py read theirs; test_fabric_superpod.py's Table 4,
+test_collectives_multidomain.py's points and test_reliability_published_runs.py's cases are
+compared with these rows by tests/engine/test_validation_panel.py), so the panel shows what the
+tests assert.
 
 Each file states its family, engine, quantity and unit, the source, the role of its cases (with
 why) and the values as published."""
@@ -153,6 +154,57 @@ def collective_references() -> list[Reference]:
     return rows
 
 
+def multidomain_topology(system: dict):
+    """The collectives' hierarchy on the fabric the fabric engine builds for a published
+    multi-node system (compute and fabric as the source describes them)."""
+    doc = published_file("collectives_multidomain")
+    catalog = load_catalog()
+    spec = parse_design(
+        {"workload": doc["workload"], "compute": system["compute"], "fabric": system["fabric"]}
+    )
+    site = evaluate_fabric(spec, catalog).primary
+    gpu = resolve_gpu(spec.compute, catalog)
+    return topology_from_fabric(spec.compute, gpu, catalog, site, settings=spec.fabric)
+
+
+def multidomain_references() -> list[Reference]:
+    doc = published_file("collectives_multidomain")
+    topologies = {name: multidomain_topology(system) for name, system in doc["systems"].items()}
+    rows = []
+    for point in doc["points"]:
+        result = evaluate_collective(
+            "all_reduce",
+            point["size_bytes"],
+            point["ranks"],
+            topologies[point["system"]],
+            ranks_per_domain=point["per_domain"],
+            algorithm=point.get("algorithm"),
+        )
+        gpu_sku = doc["systems"][point["system"]]["compute"]["gpu_sku"]
+        size_mib = point["size_bytes"] / MiB
+        rows.append(
+            Reference(
+                **{
+                    **_common(doc),
+                    "role": point["role"],
+                    "source_title": point["source"],
+                    "source_url": point["url"],
+                },
+                id=f"nccl-{point['system']}-{size_mib:.0f}mib",
+                measured=f"all-reduce busbw, {point['label']}, {point['ranks']:,} GPUs, "
+                f"{size_mib:,.0f} MiB",
+                where=f"{point['label']}, {size_mib:,.0f} MiB",
+                published=point["busbw_gb_per_s"],
+                model=result["busbw_gb_per_s"],
+                error=relative_error(result["busbw_gb_per_s"], point["busbw_gb_per_s"]),
+                gpu_sku=gpu_sku,
+                gpu_architecture=_architecture(gpu_sku),
+                gpus=point["ranks"],
+            )
+        )
+    return rows
+
+
 def superpod_scale_out(nodes: int):
     """The fabric engine's scale-out network for a DGX H100 SuperPOD of `nodes` nodes."""
     doc = published_file("fabric_superpod_h100")
@@ -203,6 +255,7 @@ def other_engine_references() -> list[Reference]:
     return (
         memory_references()
         + collective_references()
+        + multidomain_references()
         + fabric_references()
         + reliability_references()
     )

@@ -40,7 +40,8 @@ def test_family_statistics_equal_the_registry_report():
 
 
 @pytest.mark.parametrize(
-    "family_file", ["memory_korthikanti", "collectives_nccl", "fabric_superpod_h100"]
+    "family_file",
+    ["memory_korthikanti", "collectives_nccl", "fabric_superpod_h100"],
 )
 def test_other_engines_references_are_within_their_stated_tolerance(family_file):
     doc = published_file(family_file)
@@ -144,3 +145,18 @@ def test_superpod_rows_are_the_fabric_tests_table_4():
 
     doc = published_file("fabric_superpod_h100")
     assert [tuple(row) for row in doc["rows"]] == H100_TABLE_4
+
+
+def test_multi_domain_rows_are_the_collectives_tests_points():
+    """Same published points (busbw, size, ranks, role) and the same engine busbw as
+    tests/engine/test_collectives_multidomain.py, which asserts each point's tolerance."""
+    from tests.engine.test_collectives_multidomain import POINTS, model
+
+    rows = [r for r in TABLE.references if r.family == "collectives-nccl-multi-domain"]
+    assert len(rows) == len(POINTS)
+    topologies: dict = {}
+    for row, point in zip(rows, POINTS, strict=True):
+        assert row.published == point.busbw and row.gpus == point.ranks
+        assert (row.role == "fit") == (point.role == "fitted")
+        assert row.model == pytest.approx(model(point, topologies)["busbw_gb_per_s"], rel=1e-12)
+        assert abs(row.error) <= point.tolerance
