@@ -80,11 +80,23 @@ from models_engine.spec import (
     spec_hash,
 )
 from models_engine.validate import ValidDesign, catalog_with, validate_design
+from models_engine.validation import (
+    GRADE_RULES,
+    DesignFacts,
+    Evidence,
+    Reference,
+    ValidationTable,
+    design_evidence,
+    design_facts,
+    table_of,
+    validation_table,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ENGINE_ORDER",
+    "GRADE_RULES",
     "KINDS",
     "RESULT_SCHEMA_VERSION",
     "SPEC_VERSION",
@@ -94,7 +106,9 @@ __all__ = [
     "Catalog",
     "CatalogError",
     "CostResult",
+    "DesignFacts",
     "EngineResult",
+    "Evidence",
     "FabricResult",
     "FabricTotals",
     "FacilityResult",
@@ -105,6 +119,7 @@ __all__ = [
     "PerformanceResult",
     "Phase",
     "PoolExhausted",
+    "Reference",
     "RegionsResult",
     "ReliabilityResult",
     "RoadmapAction",
@@ -125,11 +140,14 @@ __all__ = [
     "TrainingWithWan",
     "Trigger",
     "ValidDesign",
+    "ValidationTable",
     "VariantError",
     "VariantGrid",
     "WanPlan",
     "__version__",
     "catalog_with",
+    "design_evidence",
+    "design_facts",
     "design_json_schema",
     "design_to_dict",
     "entry_with_price",
@@ -152,6 +170,8 @@ __all__ = [
     "spec_hash",
     "sweep_evaluate_chunk",
     "sweep_feasibility",
+    "table_of",
     "validate_design",
+    "validation_table",
     "variant_doc",
 ]

@@ -15,7 +15,7 @@ from studio.designs import (
     sheet_views,
 )
 from studio.designs import views as project_views
-from studio.reports import export_views, network_export
+from studio.reports import export_views, network_export, validation_views
 from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
@@ -201,6 +201,7 @@ urlpatterns = [
     ),
     path("compare/", report_views.compare, name="compare"),
     path("catalog/", catalog_views.catalog_page, name="catalog"),
+    path("validation/", validation_views.validation_page, name="validation"),
     path("docs/spec/", spec_docs, name="spec-docs"),
     path("accounts/", include("studio.accounts.urls")),
     path("api/", include("studio.api.urls")),

@@ -25,7 +25,34 @@ Python:
     report = run_validation(load_registry())
 """
 
+from .evidence import (
+    GRADE_RULES,
+    DesignFacts,
+    Evidence,
+    design_evidence,
+    design_facts,
+    nearest_references,
+)
+from .panel import Summary, ValidationTable, build_table, table_of, validation_table
+from .reference import Reference
 from .registry import Case, load_registry
 from .runner import ValidationReport, run_validation
 
-__all__ = ["Case", "ValidationReport", "load_registry", "run_validation"]
+__all__ = [
+    "GRADE_RULES",
+    "Case",
+    "DesignFacts",
+    "Evidence",
+    "Reference",
+    "Summary",
+    "ValidationReport",
+    "ValidationTable",
+    "build_table",
+    "design_evidence",
+    "design_facts",
+    "load_registry",
+    "nearest_references",
+    "run_validation",
+    "table_of",
+    "validation_table",
+]

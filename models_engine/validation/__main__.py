@@ -8,6 +8,7 @@ import json
 import sys
 from collections import Counter
 
+from .panel import validation_table
 from .registry import load_registry
 from .runner import ErrorStats, GroupSummary, ValidationReport, run_validation
 
@@ -79,12 +80,35 @@ def print_cases(report: ValidationReport) -> None:
         )
 
 
+def print_panel(*, as_json: bool) -> int:
+    table = validation_table()
+    if as_json:
+        json.dump(table.as_dict(), sys.stdout, indent=1)
+        print()
+        return 0
+    print("|error| per engine and quantity (engine / published - 1)")
+    print(f"{'group':48s} {'refs':>4s}   {'fitted':^21s}   {'check-only':^21s}")
+    for group in (*table.by_engine, *table.by_family, table.overall):
+        print(
+            f"{group.name:48s} {group.references:4d}   {_stats(group.fitted)}   "
+            f"{_stats(group.check)}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models_engine.validation")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
     parser.add_argument("--cases", action="store_true", help="also list every case")
+    parser.add_argument(
+        "--panel",
+        action="store_true",
+        help="every engine's published references (the studio's validation page)",
+    )
     args = parser.parse_args(argv)
+    if args.panel:
+        return print_panel(as_json=args.json)
     cases = load_registry()
     if args.family:
         known = {c.family for c in cases}

@@ -2,7 +2,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from studio.api import report_views, sheet_views, sweep_views, views
+from studio.api import report_views, sheet_views, sweep_views, validation_views, views
 from studio.core.inputs import IdConverter
 
 router = DefaultRouter()
@@ -30,5 +30,6 @@ urlpatterns = [
         sheet_views.DesignVariantsApiView.as_view(),
         name="api-design-variants",
     ),
+    path("validation/", validation_views.ValidationView.as_view(), name="api-validation"),
     *router.urls,
 ]

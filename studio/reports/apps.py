@@ -13,6 +13,7 @@ class ReportsConfig(AppConfig):
         from studio.reports import tasks  # noqa: F401
 
         worker_process_init.connect(_warm_pdf_tools, weak=False)
+        worker_process_init.connect(warm_validation_table, weak=False)
 
 
 def _warm_pdf_tools(**_kwargs):
@@ -28,3 +29,19 @@ def _warm_pdf_tools(**_kwargs):
     from studio.reports.pdf import warm_up
 
     threading.Thread(target=warm_up, name="pdf-warm-up", daemon=True).start()
+
+
+def warm_validation_table(**_kwargs):
+    """Build the engine's validation table (every published reference scored, a few seconds)
+    in the background when a web or worker process starts, so that the first results page or
+    report of the process does not wait for it (their evidence grades read it). Off with
+    VALIDATION_WARM=False (the tests, which build it once per test process anyway)."""
+    import threading
+
+    from django.conf import settings
+
+    if not getattr(settings, "VALIDATION_WARM", True):
+        return
+    from models_engine import validation_table
+
+    threading.Thread(target=validation_table, name="validation-warm-up", daemon=True).start()

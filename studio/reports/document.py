@@ -5,10 +5,10 @@ findings to act on, the diff against the previous report, assumptions and source
 
 from dataclasses import replace
 
-from studio.reports.evidence import evidence_for
 from studio.reports.roadmap import money, roadmap_context
 from studio.reports.selectors import covered_run, previous_report
 from studio.runs.charts import run_sections
+from studio.runs.evidence import headline_evidence, performance_stack
 from studio.runs.figures import run_figure_sections
 from studio.runs.headline import HEADLINE_METRICS, Metric, headline_changes
 from studio.runs.sections import section_blocks
@@ -70,8 +70,30 @@ def _words(metric: Metric, names: list[str], values: list, best: int | None) -> 
     return f"{names[best]}: {format_metric(values[best], metric)}, {', '.join(parts)} ({better})."
 
 
+def covers_evidence(covers: list[dict]) -> list[dict]:
+    """Per cover, {headline key: HeadlineEvidence} from its snapshot's spec and results (the same
+    grade the design's results page shows)."""
+    keys = [m.key for m in HEADLINE_METRICS]
+    return [
+        headline_evidence(c.get("spec"), performance_stack(c.get("results")), keys) for c in covers
+    ]
+
+
+def _evidence_lines(metric: Metric, names: list[str], evidence: list[dict]) -> list[dict]:
+    """One line per distinct grade text (designs that share it named together)."""
+    lines: dict[str, dict] = {}
+    for name, by_key in zip(names, evidence, strict=True):
+        found = by_key.get(metric.key)
+        if found is None:
+            continue
+        line = lines.setdefault(found.text, {"evidence": found, "designs": []})
+        line["designs"].append(name)
+    return list(lines.values())
+
+
 def comparison(covers: list[dict]) -> list[dict]:
     names = [c["design_name"] for c in covers]
+    evidence = covers_evidence(covers)
     rows = []
     for metric in HEADLINE_METRICS:
         values = [c["headline"].get(metric.key) for c in covers]
@@ -85,11 +107,15 @@ def comparison(covers: list[dict]) -> list[dict]:
             {
                 "metric": metric,
                 "cells": [
-                    {"text": format_metric(v, metric), "best": i == best}
+                    {
+                        "text": format_metric(v, metric),
+                        "best": i == best,
+                        "evidence": evidence[i].get(metric.key),
+                    }
                     for i, v in enumerate(values)
                 ],
                 "words": _words(metric, names, values, best),
-                "evidence": evidence_for(metric.key),
+                "evidence": _evidence_lines(metric, names, evidence),
             }
         )
     return rows

@@ -16,8 +16,9 @@ from studio.designs.filters import DesignFilter
 from studio.designs.forms import design_create_forms, design_sheet_forms
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs.columns import design_columns
+from studio.runs.evidence import run_evidence
 from studio.runs.filters import EngineRunFilter
-from studio.runs.headline import headline_cards, headline_changes, headline_of
+from studio.runs.headline import HEADLINE_METRICS, headline_cards, headline_changes, headline_of
 from studio.runs.models import RunStatus
 from studio.runs.selectors import latest_done_run, results_outdated, runs_visible_to, typed_results
 
@@ -87,7 +88,9 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
         context["run_status_choices"] = [("", "all"), *RunStatus.choices]
         latest_done = latest_done_run(runs)
         context["latest_done"] = latest_done
-        context["headline_cards"] = headline_cards(typed_results(latest_done))
+        typed = typed_results(latest_done)
+        evidence = run_evidence(latest_done, typed, [m.key for m in HEADLINE_METRICS])
+        context["headline_cards"] = headline_cards(typed, evidence)
         context["latest_outdated"] = results_outdated(latest_done)
         team_id = self.object.project.team_id
         context["can_edit"] = user_has_role(self.request.user, team_id, Role.EDITOR)

@@ -108,8 +108,11 @@ def _format(value, unit: str) -> str:
     return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
 
 
-def headline_cards(results: TypedResults | None) -> list[dict]:
+def headline_cards(results: TypedResults | None, evidence: dict | None = None) -> list[dict]:
+    """The headline cards; `evidence` ({key: HeadlineEvidence}, studio.runs.evidence) puts the
+    grade beside each number."""
     headline = results.headline if results else {}
+    evidence = evidence or {}
     cards = []
     for metric in HEADLINE_METRICS:
         value = headline.get(metric.key)
@@ -118,7 +121,15 @@ def headline_cards(results: TypedResults | None) -> list[dict]:
         unit = "" if metric.unit == "fraction" else metric.unit
         if metric.unit == "USD" and abs(value) >= 1e6:
             unit = "million USD"
-        cards.append({"label": metric.label, "text": _format(value, metric.unit), "unit": unit})
+        cards.append(
+            {
+                "key": metric.key,
+                "label": metric.label,
+                "text": _format(value, metric.unit),
+                "unit": unit,
+                "evidence": evidence.get(metric.key),
+            }
+        )
     return cards
 
 

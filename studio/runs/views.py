@@ -27,8 +27,9 @@ from studio.core.process_cache import ProcessCache
 from studio.designs.selectors import designs_visible_to
 from studio.runs import services
 from studio.runs.charts import CHARTS_VERSION
+from studio.runs.evidence import run_evidence
 from studio.runs.figures import run_figure_sections
-from studio.runs.headline import headline_cards
+from studio.runs.headline import HEADLINE_METRICS, headline_cards
 from studio.runs.sections import section_blocks
 from studio.runs.selectors import (
     finished_run_key,
@@ -60,7 +61,9 @@ def results_context(run) -> dict:
         "sections": run_figure_sections(run, results) if results else [],
         "section_blocks": section_blocks(results, run),
         "tables": available_tables(results),
-        "headline_cards": headline_cards(results),
+        "headline_cards": headline_cards(
+            results, run_evidence(run, results, [m.key for m in HEADLINE_METRICS])
+        ),
     }
 
 

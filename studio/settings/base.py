@@ -293,6 +293,8 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
 # Each worker process starts chromium (kaleido) and WeasyPrint when it starts (reports/apps.py).
 REPORTS_WARM_PDF_TOOLS = env.bool("REPORTS_WARM_PDF_TOOLS", default=True)
+# Build the engine's validation table (evidence grades) when a web or worker process starts.
+VALIDATION_WARM = env.bool("VALIDATION_WARM", default=True)
 # The run reaper (`manage.py reap_runs --every N`, started by `bin/up worker`): the database is
 # the outbox, the broker only a doorbell. See studio.runs.services.runs_reap.
 RUNS_REAPER_INTERVAL_S = env.int("RUNS_REAPER_INTERVAL_S", default=30)

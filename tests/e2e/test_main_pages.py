@@ -28,6 +28,7 @@ def test_main_pages_render_without_errors(live_server, page, team_a, design_in):
         "editor": f"/designs/{design.pk}/edit/",
         "results": f"/runs/{run.pk}/",
         "catalog": "/catalog/",
+        "validation": "/validation/",
         "spec-reference": "/docs/spec/",
         "history": f"/projects/{design.project.pk}/history/",
         "tokens": "/account/tokens/",

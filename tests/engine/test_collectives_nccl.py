@@ -11,6 +11,7 @@ from models_engine.engines.collectives import bus_factor, evaluate_collective, t
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
+from models_engine.validation.published import published_file
 
 CATALOG = load_catalog()
 MiB = 2**20
@@ -40,16 +41,9 @@ def topology(*args, **kwargs):
 
 
 # C01: DGX H100, 8 GPUs, all_reduce_perf (NVLS default), float sum: size -> time us.
+# The same file the validation panel scores (models_engine/validation/published/).
 C01_TIME_US = {
-    1 * MiB: 27.37,
-    4 * MiB: 54.2,
-    16 * MiB: 123.8,
-    64 * MiB: 324.7,
-    128 * MiB: 586.4,
-    512 * MiB: 2151,
-    1024 * MiB: 4029,
-    4096 * MiB: 15749,
-    8192 * MiB: 31307,
+    int(mib) * MiB: us for mib, us in published_file("collectives_nccl")["time_us_by_mib"].items()
 }
 C01_LATENCY_FLOOR_US = 13.67  # 8 bytes
 

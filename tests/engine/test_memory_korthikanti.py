@@ -6,22 +6,29 @@ import pytest
 from models_engine.engines.performance.layout import Layout
 from models_engine.engines.performance.memory_fit import memory_breakdown_gib
 from models_engine.spec import Workload
+from models_engine.validation.published import published_file
 
+# The same file the validation panel scores (models_engine/validation/published/).
+KORTHIKANTI = published_file("memory_korthikanti")
 # model: (hidden, layers, heads, tp, pp, virtual stages, micro-batch)
 MODELS = {
-    "22B": (6144, 48, 64, 8, 1, 1, 4),
-    "175B": (12288, 96, 96, 8, 8, 3, 1),
-    "530B": (20480, 105, 128, 8, 35, 3, 1),
-    "1T": (25600, 128, 160, 8, 64, 1, 1),
+    name: (
+        m["hidden"],
+        m["layers"],
+        m["heads"],
+        m["tp"],
+        m["pp"],
+        m["virtual_stages"],
+        m["micro_batch"],
+    )
+    for name, m in KORTHIKANTI["models"].items()
 }
 # model: (model states GiB, activations no SP / no recompute GiB, activations SP + selective GiB)
 PUBLISHED_GIB = {
-    "22B": (45.56, 59.25, 9.56),
-    "175B": (45.56, 66.84, 12.35),
-    "530B": (31.64, 114.02, 23.08),
-    "1T": (32.96, 131.25, 26.56),
+    name: (v["model_states"], v["activations_none"], v["activations_sp_selective"])
+    for name, v in KORTHIKANTI["published_gib"].items()
 }
-TOLERANCE = 0.05
+TOLERANCE = KORTHIKANTI["tolerance"]
 
 
 def _breakdown(model: str, *, sequence_parallel: bool, recompute: str) -> dict[str, float]:
