@@ -2,6 +2,8 @@
 a design's runs, the headline change between two revisions), so they live in runs, above
 designs in the layers; creating and editing designs stays in `studio.designs`."""
 
+import json
+
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import render
@@ -81,6 +83,9 @@ class DesignDetailView(TeamScopedObjectMixin, DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["revision"] = self.object.latest_revision
+        if context["revision"] is not None:
+            # The same JSON a user downloads (spec.json) and imports, not Python's repr.
+            context["spec_json"] = json.dumps(context["revision"].spec, indent=2)
         context["revisions"] = self.object.revisions.select_related("author")
         runs = self.runs
         context["runs"] = self.listed.qs.defer("results")[:10]  # status, not results
