@@ -29,6 +29,10 @@ class BomLine(ResultPart):
     rack_units: int | float | None
     note: str | None
     site: str | None = None
+    # Where the power figure comes from: catalog, allowance (note says how), passive (cables),
+    # in-system (counted in the system's max power) or external (a carrier's equipment).
+    power_basis: str | None = None
+    speed_gbps: float | None = None  # line rate of one port / module / cable, when it has one
 
 
 class SwitchCounts(ResultPart):
