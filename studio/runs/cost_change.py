@@ -3,7 +3,7 @@ from the engine's `cost_delta` over the two runs' stored cost results, formatted
 template only loops."""
 
 from models_engine import cost_delta
-from studio.runs.sections.format import DASH, amount, usd
+from studio.runs.sections.format import DASH, amount, percent, usd
 from studio.runs.selectors import typed_results
 
 MINUS = "\u2212"  # the minus sign
@@ -28,14 +28,26 @@ def _quantity(row: dict) -> str:
     return f"{old} → {new} {unit}".strip()
 
 
+def _price(value, unit: str) -> str:
+    """A unit price with the decimals its size needs; a fraction of USD as a percentage."""
+    if value is None:
+        return DASH
+    if unit.startswith("USD of"):
+        return percent(value)
+    decimals = 3 if abs(value) < 1 else 2 if abs(value) < 100 else 0
+    return usd(value, decimals)
+
+
 def _unit_price(row: dict) -> str:
     before, after = row["unit_price_before_usd"], row["unit_price_after_usd"]
+    unit = row["unit"] or ""
     if row["covered_by_allowance"]:
         return "in category allowance"
+    if row["included"]:
+        return "in the system price"
     if before is not None and after is not None and abs(before - after) > 1e-9:
-        return f"{usd(before, 2 if before < 100 else 0)} → {usd(after, 2 if after < 100 else 0)}"
-    price = after if after is not None else before
-    return usd(price, 2 if price is not None and price < 100 else 0)
+        return f"{_price(before, unit)} → {_price(after, unit)}"
+    return _price(after if after is not None else before, unit)
 
 
 def _display_row(row: dict) -> dict:

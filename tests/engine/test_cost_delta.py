@@ -75,3 +75,13 @@ def test_a_technology_change_lists_added_and_removed_lines_with_allowances():
 
 def test_no_cost_result_gives_no_delta():
     assert cost_delta(None, _cost(127)) is None
+
+
+def test_opex_lines_add_up_to_the_yearly_opex_change():
+    before, after = _cost(127), _cost(254)
+    opex = cost_delta(before, after)["opex"]
+    assert opex["total_before_usd"] == pytest.approx(
+        before.opex["total_usd_per_year"] + before.opex["one_time_usd"]
+    )
+    assert opex["unpriced_lines"] == 0
+    assert sum(row["delta_usd"] for row in opex["lines"]) == pytest.approx(opex["delta_usd"])

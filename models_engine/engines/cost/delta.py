@@ -13,10 +13,7 @@ from collections.abc import Iterable
 
 from .result import CostResult
 
-SECTIONS = {
-    "capex": ("total_usd", "USD"),
-    "opex": ("total_usd_per_year", "USD/year"),
-}
+SECTIONS = {"capex": ("total_usd", "USD"), "opex": ("total_usd", "USD/year")}
 
 
 def _key(line: dict) -> tuple:
@@ -71,6 +68,7 @@ def _row(before: dict | None, after: dict | None, total_key: str) -> dict:
         "delta_usd": delta,
         "allowance": bool((after or {}).get("allowance") or (before or {}).get("allowance")),
         "covered_by_allowance": bool(line.get("covered_by_allowance")),
+        "included": str(line.get("price_source") or "").startswith("included"),
         "status": _status(before, after, delta),
     }
 
