@@ -48,3 +48,36 @@ def test_cost_change_of_an_ndr_to_xdr_revision(live_server, page, team_a, design
     page.evaluate("document.querySelector('#cost-diff-capex tfoot').scrollIntoView()")
     screenshot(page, "design-diff-cost-total")
     assert page.console_errors == []
+
+
+def test_capex_card_shows_completeness(live_server, page, team_a, design_in):
+    """An XDR design: the capex card gives the share priced by value and the allowance lines;
+    the IT power card names the kW of network gear that are power allowances."""
+    alice, alpha = team_a
+    design = design_in(alice, alpha)
+    spec = dict(design.latest_revision.spec)
+    spec["fabric"] = {
+        **spec["fabric"],
+        "technology": "infiniband-xdr",
+        "switch_sku": "nvidia-q3400",
+        "nic_sku": "cx8-xdr-800g",
+        "nic_speed_gbps": 800,
+    }
+    revision = design_services.design_revision_create(
+        actor=alice, design=design, spec=spec, message="XDR fabric"
+    )
+    run = _evaluate(alice, revision)
+    base = live_server.url
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-alice")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+    assert page.goto(f"{base}/runs/{run.pk}/").status == 200
+    assert "priced by value" in page.content()
+    assert "power allowance" in page.content()
+    page.evaluate("document.querySelector('#facility-key-figures').scrollIntoView()")
+    screenshot(page, "results-it-power-allowance")
+    page.evaluate("document.querySelector('#cost-key-figures').scrollIntoView()")
+    screenshot(page, "results-capex-completeness")
+    assert page.console_errors == []

@@ -99,3 +99,16 @@ def test_new_catalog_parts_have_ports_speeds_and_dated_sources():
     for kind in ("switches", "nics", "optics", "storage"):
         for entry in getattr(catalog, kind).values():
             assert entry.sources and all(source.date for source in entry.sources)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+def test_fabric_power_says_how_much_is_allowance(path):
+    """The fabric's power totals name the watts that rest on allowances (the results page shows
+    them on the IT power card) and count lines with no figure at all (none in the examples)."""
+    fabric = _results(path)["fabric"]
+    allowance = sum(
+        line.total_power_max_w or 0.0 for line in fabric.bom if line.power_basis == "allowance"
+    )
+    assert fabric.power_w.allowance_max_w == pytest.approx(allowance)
+    assert fabric.power_w.allowance_max_w <= fabric.power_w.total_max_w + 1e-9
+    assert fabric.power_w.lines_without_power == 0

@@ -162,6 +162,9 @@ class FabricPower(ResultPart):
     total_typical_w: float
     total_max_w: float
     max_w_by_network: dict[str, float]
+    allowance_typical_w: float = 0.0  # the part of the totals that rests on power allowances
+    allowance_max_w: float = 0.0
+    lines_without_power: int = 0  # no figure, and not counted in a system or off site
 
 
 class FabricPrice(ResultPart):
