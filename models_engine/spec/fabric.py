@@ -13,7 +13,7 @@ PortSpeedGbps = Literal[25, 50, 100, 200, 400, 800, 1600]
 
 # Highest port speed each technology runs at, in Gb/s.
 # A NIC port splits into a power-of-two number of planes (one SerDes group per plane).
-PLANE_COUNTS = (1, 2, 4, 8)
+PlaneCount = Literal[1, 2, 4, 8]
 
 TECHNOLOGY_LINE_RATE_GBPS: dict[str, int] = {
     "infiniband-ndr": 400,
@@ -204,7 +204,7 @@ class Fabric(SpecModel):
     oversubscription: Oversubscription = section_field(
         Oversubscription(), description="Per-tier oversubscription (1.0 = non-blocking)."
     )
-    planes: int = spec_field(
+    planes: PlaneCount = spec_field(
         1,
         unit="count",
         description=(
@@ -212,8 +212,6 @@ class Fabric(SpecModel):
             "port splits into one link per plane at nic_speed_gbps / planes (an 800G "
             "ConnectX-8 as 2 x 400G or 4 x 200G)."
         ),
-        ge=1,
-        le=8,
     )
     roce: RoceSettings = section_field(
         RoceSettings(), description="RoCE lossless settings (ignored for InfiniBand)."
@@ -268,13 +266,7 @@ class Fabric(SpecModel):
                 f"(got {self.nic_speed_gbps})",
                 {"le": line_rate},
             )
-        if self.planes not in PLANE_COUNTS:
-            issues.add(
-                "planes",
-                f"a NIC port splits into 1, 2, 4 or 8 planes (got {self.planes})",
-                {"one_of": list(PLANE_COUNTS)},
-            )
-        elif self.nic_speed_gbps % self.planes:
+        if self.nic_speed_gbps % self.planes:
             issues.add(
                 "planes",
                 f"{self.nic_speed_gbps} Gb/s does not split evenly into {self.planes} planes",
