@@ -77,6 +77,9 @@ def switch_chassis_power_w(switch) -> tuple[float | None, float | None, str | No
     elif maximum is None and typical is not None:
         maximum = typical
         note = "max power not published: typical used for provisioning"
+    if typical is None and maximum is not None:
+        typical = maximum  # errs high for energy, never a silent 0 W
+        note = (note + "; " if note else "") + "typical power not published: max used for energy"
     return typical, maximum, note
 
 
