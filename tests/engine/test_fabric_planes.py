@@ -94,3 +94,24 @@ def test_plane_counts_other_than_1_2_4_8_are_errors_naming_the_field(planes):
     with pytest.raises(SpecValidationError) as caught:
         validate_design(design_doc(fabric={**CX8_800G, "planes": planes}))
     assert "fabric.planes" in [error["path"] for error in caught.value.errors]
+
+
+def test_a_576_port_chassis_spine_replaces_32_fixed_spines():
+    """SN5600 leaves (128 x 400G: 64 down, 64 up at 1:1) under Arista 7816R4 chassis spines
+    (576 x 800G = 1,152 x 400G). 512 nodes x 8 rails = 8 SUs of 64 nodes = 64 leaves; 64 x 64 =
+    4,096 uplinks at 400G. Two tiers: S x 1,152 >= 4,096 and 64 / S whole -> S = 4 chassis
+    (each uses 4,096 / 4 / 2 = 512 of its 576 native ports). Fixed SN5600 spines (128 x 400G)
+    need 4,096 / 128 = 32. The chassis lines carry allowances (no published price or power)."""
+    fabric = {**SN5600_200G, "nic_sku": "bf3-400g", "nic_speed_gbps": 400, "tiers": 2}
+    chassis = site_fabric(
+        design_doc(nodes=512, fabric={**fabric, "spine_switch_sku": "arista-7816r4"})
+    )
+    fixed = site_fabric(design_doc(nodes=512, fabric=fabric)).scale_out
+    scale_out = chassis.scale_out
+    assert (scale_out.switches.leaf, scale_out.switches.spine) == (64, 4)
+    assert (fixed.switches.leaf, fixed.switches.spine) == (64, 32)
+    spine = next(row for row in scale_out.switch_tiers if row["tier"] == "spine")
+    assert (spine["ports_total"], spine["ports_used"]) == (4 * 576, 4 * 512)
+    assert scale_out.links["leaf_spine"].links == 4096
+    line = next(line for line in chassis.bom if line.catalog_id == "arista-7816r4")
+    assert line.quantity == 4 and line.power_basis == "allowance"
