@@ -8,6 +8,7 @@ names; the typed result classes read that data back.
 
 from models_engine.catalog import KINDS, Catalog, CatalogError, load_catalog
 from models_engine.catalog.measured import MeasurementError, gpu_entry_with_measurement
+from models_engine.engines.cost.delta import cost_delta
 from models_engine.engines.cost.result import CostResult
 from models_engine.engines.fabric.result import (
     BomLine,
@@ -146,8 +147,12 @@ __all__ = [
     "WanPlan",
     "__version__",
     "catalog_with",
+<<<<<<< HEAD
     "design_evidence",
     "design_facts",
+=======
+    "cost_delta",
+>>>>>>> h-bom
     "design_json_schema",
     "design_to_dict",
     "entry_with_price",

@@ -78,6 +78,14 @@ class CatalogEntry(BaseModel):
         pattern=DATE_PATTERN,
         description="Date of every *_usd* figure of this entry (required when one is set).",
     )
+    price_allowance: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "Set when the entry's price is an allowance (no quote, list or street price found):"
+            " how it is derived. Lines priced from it are marked 'allowance'."
+        ),
+    )
 
     @field_validator("price_date", mode="before")
     @classmethod
@@ -89,6 +97,8 @@ class CatalogEntry(BaseModel):
         priced = [name for name, value in self if "usd" in name and value is not None]
         if priced and self.price_date is None:
             raise ValueError(f"{', '.join(priced)} set without price_date (ISO date or YYYY-MM)")
+        if self.price_allowance is not None and not priced:
+            raise ValueError("price_allowance describes a price: set the *_usd figure too")
         return self
 
     def usd_fields(self) -> dict[str, float]:

@@ -6,9 +6,18 @@ Port speeds are per direction, as line rates are quoted.
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-from models_engine.catalog.base import CatalogEntry
+from models_engine.catalog.base import FROZEN, CatalogEntry
+
+
+class PortBreakout(BaseModel):
+    """One more way to split every native port (e.g. 64 x 800G -> 256 x 200G)."""
+
+    model_config = FROZEN
+
+    ports: int = Field(ge=1, description="Ports when every native port is split this way.")
+    speed_gbit_per_s: float = Field(gt=0, description="Speed of one split port, Gb/s.")
 
 
 class SwitchSku(CatalogEntry):
@@ -29,6 +38,13 @@ class SwitchSku(CatalogEntry):
     )
     breakout_port_speed_gbit_per_s: float | None = Field(
         default=None, gt=0, description="Speed of one breakout port, Gb/s."
+    )
+    more_breakouts: tuple[PortBreakout, ...] = Field(
+        default=(),
+        description=(
+            "Further breakout modes besides breakout_ports (SN5600: 256 x 200G as well as "
+            "128 x 400G); each port count times its speed equals the switching capacity."
+        ),
     )
     osfp_cages: int | None = Field(
         default=None, ge=1, description="Physical cages (twin-port OSFP holds 2 ports)."
@@ -76,7 +92,22 @@ class SwitchSku(CatalogEntry):
     def _breakout_pairs(self) -> "SwitchSku":
         if (self.breakout_ports is None) != (self.breakout_port_speed_gbit_per_s is None):
             raise ValueError("breakout_ports and breakout_port_speed_gbit_per_s go together")
+        capacity = self.radix_ports * self.port_speed_gbit_per_s
+        for mode in self.more_breakouts:
+            if abs(mode.ports * mode.speed_gbit_per_s - capacity) > 1e-6:
+                raise ValueError(
+                    f"more_breakouts {mode.ports} x {mode.speed_gbit_per_s:g}G does not equal "
+                    f"the switching capacity {capacity:g} Gb/s"
+                )
         return self
+
+    def port_modes(self) -> list[tuple[int, float]]:
+        """(ports, Gb/s) of every way the switch runs its ports: native, then breakouts."""
+        modes = [(self.radix_ports, float(self.port_speed_gbit_per_s))]
+        if self.breakout_ports and self.breakout_port_speed_gbit_per_s:
+            modes.append((self.breakout_ports, float(self.breakout_port_speed_gbit_per_s)))
+        modes += [(mode.ports, float(mode.speed_gbit_per_s)) for mode in self.more_breakouts]
+        return modes
 
 
 class NicSku(CatalogEntry):

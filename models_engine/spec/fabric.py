@@ -12,6 +12,9 @@ Technology = Literal["infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g
 PortSpeedGbps = Literal[25, 50, 100, 200, 400, 800, 1600]
 
 # Highest port speed each technology runs at, in Gb/s.
+# A NIC port splits into a power-of-two number of planes (one SerDes group per plane).
+PlaneCount = Literal[1, 2, 4, 8]
+
 TECHNOLOGY_LINE_RATE_GBPS: dict[str, int] = {
     "infiniband-ndr": 400,
     "infiniband-xdr": 800,
@@ -201,12 +204,14 @@ class Fabric(SpecModel):
     oversubscription: Oversubscription = section_field(
         Oversubscription(), description="Per-tier oversubscription (1.0 = non-blocking)."
     )
-    planes: int = spec_field(
+    planes: PlaneCount = spec_field(
         1,
         unit="count",
-        description="Independent fabric planes (2 = dual-plane: each NIC port on its own plane).",
-        ge=1,
-        le=2,
+        description=(
+            "Independent fabric planes: 1, 2 (dual-plane) or 4 / 8 (multi-plane); each NIC "
+            "port splits into one link per plane at nic_speed_gbps / planes (an 800G "
+            "ConnectX-8 as 2 x 400G or 4 x 200G)."
+        ),
     )
     roce: RoceSettings = section_field(
         RoceSettings(), description="RoCE lossless settings (ignored for InfiniBand)."
@@ -260,6 +265,12 @@ class Fabric(SpecModel):
                 f"{self.technology} runs at most {line_rate} Gb/s per port "
                 f"(got {self.nic_speed_gbps})",
                 {"le": line_rate},
+            )
+        if self.nic_speed_gbps % self.planes:
+            issues.add(
+                "planes",
+                f"{self.nic_speed_gbps} Gb/s does not split evenly into {self.planes} planes",
+                {"divides": self.nic_speed_gbps},
             )
         if self.tiers == 2 and self.topology == "fat-tree-3tier":
             issues.add(

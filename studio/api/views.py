@@ -8,7 +8,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from models_engine import design_json_schema, load_catalog, spec_diff
+from models_engine import cost_delta, design_json_schema, load_catalog, spec_diff
 from studio.accounts.models import Role
 from studio.accounts.selectors import teams_of, user_has_role
 from studio.api import filters
@@ -27,7 +27,12 @@ from studio.designs.selectors import (
     projects_visible_to,
 )
 from studio.runs import services as run_services
-from studio.runs.selectors import runs_visible_to, runs_with_listed_headline
+from studio.runs.selectors import (
+    latest_done_run,
+    runs_visible_to,
+    runs_with_listed_headline,
+    typed_results,
+)
 
 NO_TEAM = "No such team among yours."
 NO_PROJECT = "No such project among your teams."
@@ -39,6 +44,14 @@ def _team_of_caller(request, team_id: int):
     if team is None:
         raise NotFound(NO_TEAM)
     return team
+
+
+def _cost_change(before, after) -> dict | None:
+    """The engine's line-by-line cost delta of two revisions' latest finished runs."""
+    results = [typed_results(latest_done_run(revision.runs)) for revision in (before, after)]
+    if any(typed is None for typed in results):
+        return None
+    return cost_delta(results[0].cost, results[1].cost)
 
 
 def _field_errors(exc: design_services.DesignSpecInvalid) -> dict:
@@ -330,7 +343,8 @@ class DesignViewSet(
     )
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None, format=None):
-        """Changed fields between two revisions (default: the last two)."""
+        """Changed fields between two revisions (default: the last two), and the cost change
+        line by line between their latest finished runs (null until both have one)."""
         design = self.get_object()
         revisions = {r.number: r for r in design.revisions.all()}
         if not revisions:
@@ -350,6 +364,7 @@ class DesignViewSet(
                 "from": wanted["from"].number,
                 "to": wanted["to"].number,
                 "changes": spec_diff(wanted["from"].spec, wanted["to"].spec),
+                "cost_change": _cost_change(wanted["from"], wanted["to"]),
             }
         )
 

@@ -37,6 +37,21 @@ KEY_FIGURES: dict[str, list[tuple[str, str]]] = {
         ("power_w", "power W"),
         ("price_usd", "price USD"),
     ],
+    "optics": [
+        ("media", "media"),
+        ("speed_gbit_per_s", "speed Gb/s"),
+        ("reach_m", "reach m"),
+        ("power_w", "power W"),
+        ("price_usd", "price USD"),
+    ],
+    "storage": [
+        ("kind", "kind"),
+        ("capacity_tb_per_unit", "TB per unit"),
+        ("read_gb_per_s_per_unit", "read GB/s per unit"),
+        ("power_w", "power W per unit"),
+        ("price_usd_per_tb", "price USD/TB"),
+        ("price_usd_per_tb_month", "USD per TB-month"),
+    ],
     "cooling": [
         ("max_rack_kw", "max rack kW"),
         ("pue_typical", "PUE typical"),
@@ -54,6 +69,47 @@ KEY_FIGURES: dict[str, list[tuple[str, str]]] = {
 }
 
 
+# Kinds whose unpriced entries the cost engine prices by a marked allowance.
+ALLOWANCE_PRICED = {"switches", "nics", "optics"}
+
+
+def _shown(value) -> str | None:
+    """A figure as a user reads it: thousands separators, no trailing `.0`."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def _in_system(kind: str, entry) -> bool:
+    """NVSwitch chips and NVLink trays come inside a system and are priced with it."""
+    return kind == "switches" and entry.fabric == "nvlink"
+
+
+def _price(kind: str, entry, field: str) -> str | None:
+    value = getattr(entry, field, None)
+    if value is None and _in_system(kind, entry):
+        return "in the system price"
+    if value is None:
+        return "no price: cost allowance" if kind in ALLOWANCE_PRICED else None
+    shown = _shown(value)
+    return f"{shown} (allowance)" if entry.price_allowance else shown
+
+
+def _figure(kind: str, entry, field: str) -> str | None:
+    if "usd" in field:
+        return _price(kind, entry, field)
+    value = getattr(entry, field, None)
+    if value is None and field == "power_typical_w" and not _in_system(kind, entry):
+        return "allowance (W per Tb/s)"  # the fabric engine scales a peer's figures
+    return _shown(value)
+
+
+def _values(kind: str, entry, figures: list[tuple[str, str]]) -> list:
+    return [_figure(kind, entry, field) for field, _ in figures]
+
+
 def catalog_tables(catalog: Catalog, team_ids_by_kind: dict[str, set[str]]) -> list[dict]:
     """[{kind, columns, rows: [{id, name, values, sources, team}]}] for the catalog page."""
     tables = []
@@ -64,7 +120,7 @@ def catalog_tables(catalog: Catalog, team_ids_by_kind: dict[str, set[str]]) -> l
                 {
                     "id": entry.id,
                     "name": entry.name,
-                    "values": [getattr(entry, field, None) for field, _ in figures],
+                    "values": _values(kind, entry, figures),
                     "sources": [f"{s.title} ({s.ref}, {s.date})" for s in entry.sources],
                     "team": entry.id in team_ids_by_kind.get(kind, set()),
                 }

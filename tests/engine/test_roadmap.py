@@ -216,14 +216,15 @@ def test_phase_costs_are_priced_sums_or_none_never_a_made_up_zero(name):
         )
 
 
-def test_an_action_adding_unpriced_lines_names_them():
-    """The L40S control plane adds a separate storage network whose generic transceivers and
-    cables have no catalog price: the phase's capex leaves them out and names them."""
+def test_an_action_adding_a_storage_network_prices_every_line_it_adds():
+    """The L40S control plane adds a separate storage network. Its generic transceivers and
+    cables have no catalog price; they are priced by marked per-line allowances (issue 15), so
+    the phase's capex includes them and the action names no unpriced line."""
     roadmap = _roadmap("l40s-custom-gpu-finetune")
     phase = roadmap.phase("control-plane")
     action = next(a for a in phase.actions if a.id == "control-plane-storage-network")
     assert action.cost_basis == "engine" and action.capex_usd > 0
-    assert action.unpriced and set(action.unpriced) <= set(phase.unpriced)
+    assert action.unpriced == []
     before_changes, _ = _changes_before(roadmap, "control-plane")
     before = apply_spec_changes(_doc("l40s-custom-gpu-finetune"), before_changes)
     previous = {
@@ -232,9 +233,15 @@ def test_an_action_adding_unpriced_lines_names_them():
         for k, v in a.spec_changes.items()
     }
     before = apply_spec_changes(before, previous)
-    after = apply_spec_changes(before, action.spec_changes)
-    _assert_unpriced_lines_are_the_cost_engines(action, evaluate(before), evaluate(after))
-    assert any("storage" in line for line in action.unpriced)
+    after = evaluate(apply_spec_changes(before, action.spec_changes))
+    storage = [
+        line
+        for line in after["cost"]["capex"]["lines"]
+        if line["item"].startswith("storage ") and line.get("network") == "storage"
+    ]
+    assert storage and all(line["total_usd"] is not None for line in storage)
+    assert any(line.get("allowance") for line in storage)
+    _assert_unpriced_lines_are_the_cost_engines(action, evaluate(before), after)
 
 
 def test_fp8_reads_as_a_higher_mfu_in_the_roadmap_convention():

@@ -52,7 +52,7 @@ CONSTRAINED = re.compile(
     r"|parallelism\.(tp|pp|dp|cp|ep|virtual_stages|first_stage_layers|last_stage_layers"
     r"|micro_batch_size|pipeline_schedule|shard_group_size|recompute|recompute_layer_share))"
     r"|compute\.(gpu_sku|custom_gpu\.fp8_dense_tflops|gpu_count|gpus_per_node|nvlink_domain\..*)"
-    r"|fabric\.(technology|topology|tiers|nic_speed_gbps|roce\.ecn_km(in|ax)_kb"
+    r"|fabric\.(technology|topology|tiers|nic_speed_gbps|planes|roce\.ecn_km(in|ax)_kb"
     r"|\w+_network\.(mode|nics_per_node))"
     r"|storage\.tiers\[\]\.kind"
     r"|network\.(pools\..*|tenants\[\]\.name)"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from models_engine.catalog import KINDS, Catalog
 
+from .allowances import line_allowance
 from .assumptions import Assumptions
 from .inputs import BomLine, CostInputs, SiteInputs
 from .trace import (
@@ -237,7 +238,8 @@ def _included_trace(inputs: CostInputs) -> Trace:
 
 
 def _catalog_unit_price(catalog: Catalog, line: BomLine) -> Price | None:
-    """The catalog price of a BOM line's part, whatever kind of entry it is."""
+    """The catalog price of a BOM line's part, whatever kind of entry it is (an entry whose
+    price is an allowance says so in `price_allowance`)."""
     if not line.catalog_id:
         return None
     for kind in KINDS:
@@ -248,28 +250,18 @@ def _catalog_unit_price(catalog: Catalog, line: BomLine) -> Price | None:
     return None
 
 
-SWITCH_ALLOWANCE = "switch-allowance-usd-per-tbps"
+def _catalog_allowance_note(catalog: Catalog, line: BomLine) -> str | None:
+    for kind in KINDS:
+        entry = getattr(catalog, kind).get(line.catalog_id) if line.catalog_id else None
+        if entry is not None and entry.price_allowance:
+            return f"allowance: {entry.price_allowance}"
+    return None
 
 
-def _switch_allowance(catalog: Catalog, assumptions: Assumptions, line: BomLine) -> Price | None:
-    """Capacity x the per-Tb/s allowance for a catalog switch that has no price, line by line,
-    so a line's allowance never depends on the other lines (a mixed spine and leaf, or a
-    partly priced tier, is each priced for its own capacity)."""
-    switch = catalog.switches.get(line.catalog_id) if line.catalog_id else None
-    if line.category != "switch" or switch is None:
-        return None
-    rate = assumptions.number(SWITCH_ALLOWANCE)
-    return Price(
-        rate * switch.switching_capacity_tbit_per_s, assumption_trace(assumptions, SWITCH_ALLOWANCE)
-    )
-
-
-def _switch_allowance_note(catalog: Catalog, line: BomLine) -> str:
-    switch = catalog.switches[line.catalog_id]
-    return (
-        f"allowance: {switch.switching_capacity_tbit_per_s:g} Tb/s x the per-Tb/s switch "
-        "allowance (no catalog, design or team price)"
-    )
+def _category_allowance_applies(line: BomLine) -> bool:
+    """Compute-fabric switches, optics and NICs fall back on the per-GPU / per-port category
+    allowances (Cheah's spreadsheet); other lines get a per-line allowance."""
+    return line.network in (None, "compute") and line.category in ("optics", "nic")
 
 
 def _bom_line(line: BomLine, part: str, price: Price, note: str | None = None) -> CostLine:
@@ -291,6 +283,7 @@ def _bom_line(line: BomLine, part: str, price: Price, note: str | None = None) -
             "fabric_category": line.fabric_category,
             "network": line.network,
             "unit_power_w": line.unit_power_w,
+            "speed_gbps": line.speed_gbps,
         },
     )
 
@@ -347,28 +340,36 @@ def bom_lines(inputs: CostInputs, catalog: Catalog, assumptions: Assumptions) ->
                 if included >= line.quantity:
                     continue
                 line = replace(line, quantity=line.quantity - included)
-            price = _catalog_unit_price(catalog, line)
-            if price is None and line.unit_price_usd is not None:
-                price = Price(
-                    line.unit_price_usd,
-                    Trace(
-                        "engine",
-                        "fabric.bom",
-                        "unit price given by the fabric engine (not in the catalog)",
-                    ),
-                )
-            if price is None:
-                price = _switch_allowance(catalog, assumptions, line)
-            cost_line = _bom_line(line, part, price or Price(None, UNPRICED))
-            if price is not None and price.trace.ref == SWITCH_ALLOWANCE:
-                cost_line.extra["allowance"] = True
-                cost_line = replace(cost_line, note=_switch_allowance_note(catalog, line))
-            lines.append(cost_line)
+            lines.append(_priced_bom_line(catalog, assumptions, line, part))
         if site is not None:
             lines += _default_scale_up(inputs, site, lines)
             lines = _with_allowances(inputs, site, assumptions, lines)
         out += lines
     return out
+
+
+def _priced_bom_line(
+    catalog: Catalog, assumptions: Assumptions, line: BomLine, part: str
+) -> CostLine:
+    """A BOM line at its catalog price, else the fabric engine's figure, else a per-line
+    allowance (marked), else unpriced (left to the compute-fabric category allowance)."""
+    price = _catalog_unit_price(catalog, line)
+    note = _catalog_allowance_note(catalog, line) if price is not None else None
+    if price is None and line.unit_price_usd is not None:
+        price = Price(
+            line.unit_price_usd,
+            Trace(
+                "engine", "fabric.bom", "unit price given by the fabric engine (not in the catalog)"
+            ),
+        )
+    if price is None and not _category_allowance_applies(line):
+        allowance = line_allowance(catalog, assumptions, line)
+        if allowance is not None:
+            price, note = Price(allowance.usd, allowance.trace), allowance.note
+    cost_line = _bom_line(line, part, price or Price(None, UNPRICED), note)
+    if note is not None:
+        cost_line.extra["allowance"] = True
+    return cost_line
 
 
 def _default_scale_up(
@@ -593,6 +594,9 @@ def storage_lines(
         unit_price = sku.price_usd_per_tb
         if unit_price is not None and tier.usable_tb:
             extra = {**extra, "usd_per_usable_tb": unit_price * quantity / tier.usable_tb}
+        if unit_price is not None and sku.price_allowance:
+            extra = {**extra, "allowance": True}
+            note = f"allowance: {sku.price_allowance}"
         capex.append(
             CostLine(
                 part="storage",

@@ -83,6 +83,7 @@ class BomLine:
     unit_power_w: float | None
     network: str | None
     site: str | None
+    speed_gbps: float | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def _bom(fabric: FabricResult, catalog: Catalog) -> tuple[BomLine, ...]:
                 unit_power_w=line.unit_power_w,
                 network=line.network,
                 site=line.site,
+                speed_gbps=line.speed_gbps,
             )
         )
     return tuple(out)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from models_engine.catalog import Catalog
 from models_engine.spec.errors import error
 
+from .allowances import transceiver_allowance
 from .assumptions import Assumptions
 from .capex import fraction_of_hardware_lines
 from .inputs import HOURS_PER_YEAR, CostInputs, SiteInputs
@@ -290,11 +291,16 @@ def _rate_trace(catalog: Catalog, rate_id: str) -> tuple[float, Trace]:
 
 
 def replacement_lines(
-    inputs: CostInputs, catalog: Catalog, network: list[CostLine], storage: list[CostLine]
+    inputs: CostInputs,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    network: list[CostLine],
+    storage: list[CostLine],
 ) -> tuple[list[CostLine], list[dict]]:
     """Parts bought to replace failures that no support contract covers: transceivers (at the
-    reliability engine's optics rate per unit-year) and storage drives. Other components are
-    listed as covered by maintenance."""
+    reliability engine's optics rate per unit-year, a module with no price at the per-Gb/s
+    optics allowance) and storage drives. Other components are listed as covered by
+    maintenance."""
     lines: list[CostLine] = []
     engine = {failure.component: failure for failure in inputs.failures}
     optics_rate = engine.get("optics")
@@ -307,7 +313,17 @@ def replacement_lines(
     per_unit = optics_rate.failures_per_unit_year if optics_rate is not None else None
     for line in optics if per_unit is not None else []:
         failures = (line.quantity or 0.0) * per_unit
-        unit_price = line.unit_price_usd
+        unit_price, price_trace = line.unit_price_usd, line.trace
+        note = f"{per_unit:.4g} failures per unit-year ({rate_trace.price_source})"
+        extra = {}
+        if unit_price is None:
+            allowance = transceiver_allowance(
+                catalog, assumptions, line.catalog_id, line.extra.get("speed_gbps")
+            )
+            if allowance is not None:
+                unit_price, price_trace = allowance.usd, allowance.trace
+                note = f"{allowance.note}; {note}"
+                extra = {"allowance": True}
         lines.append(
             CostLine(
                 part="replacement_parts",
@@ -317,9 +333,10 @@ def replacement_lines(
                 unit="failures/year",
                 unit_price_usd=unit_price,
                 total_usd=None if unit_price is None else failures * unit_price,
-                trace=UNPRICED if unit_price is None else derived(rate_trace, line.trace),
+                trace=UNPRICED if unit_price is None else derived(rate_trace, price_trace),
                 site=line.site,
-                note=f"{per_unit:.4g} failures per unit-year ({rate_trace.price_source})",
+                note=note,
+                extra=extra,
             )
         )
     if HDD_RATE_ID in catalog.failure_rates:

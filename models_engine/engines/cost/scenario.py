@@ -122,7 +122,9 @@ def run_scenario(
     energy = opex_mod.energy_lines(inputs, power_scale=levers.power_price_scale, pue=levers.pue)
     colocation = opex_mod.colocation_lines(inputs) if owned_model == "colocation" else []
     maintained = [line for line in owned_capex if line.part in HARDWARE_PARTS]
-    replacement, covered = opex_mod.replacement_lines(inputs, catalog, network, storage)
+    replacement, covered = opex_mod.replacement_lines(
+        inputs, catalog, assumptions, network, storage
+    )
     licences = opex_mod.licence_lines(inputs, assumptions)
     egress = opex_mod.egress_lines(inputs)
     owned_opex = (

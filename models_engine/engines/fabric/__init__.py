@@ -185,6 +185,8 @@ def _nic_line(cf, nic, system) -> dict:
         unit_price_usd=nic.price_usd,
         placement="compute rack",
         note="part of the system (its price and max power include it)" if included else None,
+        power_basis="in-system" if included else None,
+        speed_gbps=nic.line_rate_gbit_per_s,
     )
 
 

@@ -117,5 +117,7 @@ def build_auxiliary(name: str, network, spec, catalog, nodes: int) -> dict:
         unit_price_usd=None,
         placement="compute rack",
         note="NIC model not in the spec; its power is inside the system's max power",
+        power_basis="in-system",
+        speed_gbps=speed,
     )
     return {"result": result, "bom": [*build.bom, nic_line], "findings": findings, "build": build}

@@ -27,9 +27,15 @@ def bom_line(
     placement: str | None = None,
     rack_units: int | None = None,
     note: str | None = None,
+    power_basis: str | None = None,
+    speed_gbps: float | None = None,
 ) -> dict:
     """One BOM row. `placement`: where the item draws power ("network rack", "compute rack",
-    or None for passive cables); `rack_units`: height of one unit for rack-mounted gear."""
+    or None for passive cables); `rack_units`: height of one unit for rack-mounted gear;
+    `power_basis`: where the power comes from (default: catalog, or allowance when the note
+    says so; None when there is no figure)."""
+    if power_basis is None and unit_power_w is not None:
+        power_basis = "allowance" if (note or "").startswith("allowance") else "catalog"
     return {
         "item": item,
         "catalog_id": catalog_id,
@@ -45,6 +51,8 @@ def bom_line(
         "placement": placement,
         "rack_units": rack_units,
         "note": note,
+        "power_basis": power_basis,
+        "speed_gbps": speed_gbps,
     }
 
 
@@ -69,6 +77,9 @@ def switch_chassis_power_w(switch) -> tuple[float | None, float | None, str | No
     elif maximum is None and typical is not None:
         maximum = typical
         note = "max power not published: typical used for provisioning"
+    if typical is None and maximum is not None:
+        typical = maximum  # errs high for energy, never a silent 0 W
+        note = (note + "; " if note else "") + "typical power not published: max used for energy"
     return typical, maximum, note
 
 

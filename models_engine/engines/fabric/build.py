@@ -231,7 +231,11 @@ def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict
     lines = []
     for (side, speed, fiber, twin), count in sorted(modules.items(), key=str):
         module = pick_module(catalog, speed, fiber, twin)
-        note = None if module.catalog_id else "no catalog module: power scaled from 800G (derived)"
+        note = (
+            None
+            if module.catalog_id
+            else "allowance: no catalog module; power scaled from the 800G module (derived)"
+        )
         lines.append(
             bom_line(
                 item=f"{network} transceiver ({_SIDE_LABEL[side]}): {module.name}",
@@ -244,6 +248,7 @@ def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict
                 unit_price_usd=module.price_usd,
                 placement="compute rack" if side == "node" else "network rack",
                 note=note,
+                speed_gbps=module.speed_gbps,
             )
         )
     return lines
@@ -273,6 +278,8 @@ def _cable_lines(network: str, groups: dict[str, LinkGroup], catalog, twin_cage:
                 unit_power_w=0.0,
                 unit_power_max_w=0.0,
                 unit_price_usd=price,
+                power_basis="passive",
+                speed_gbps=group.link_gbps,
             )
         )
     return lines

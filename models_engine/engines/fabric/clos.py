@@ -44,9 +44,7 @@ def port_mode_for(switch, link_gbps: float) -> PortMode:
     Native ports, or the catalog's breakout ports (e.g. 64 x 800G -> 128 x 400G). When no mode is
     fast enough the fastest one is returned (the caller reports the mismatch).
     """
-    modes = [(switch.radix_ports, float(switch.port_speed_gbit_per_s))]
-    if switch.breakout_ports and switch.breakout_port_speed_gbit_per_s:
-        modes.append((switch.breakout_ports, float(switch.breakout_port_speed_gbit_per_s)))
+    modes = switch.port_modes()
     fitting = [mode for mode in modes if mode[1] >= link_gbps]
     ports, speed = min(fitting, key=lambda m: m[1]) if fitting else max(modes, key=lambda m: m[1])
     return PortMode(ports, speed, switch.radix_ports, float(switch.port_speed_gbit_per_s))

@@ -200,6 +200,16 @@ def power_block(bom: list[dict]) -> dict:
     for network in ("compute", "storage", "frontend", "wan"):
         by_network[network] = sum_field(bom, "total_power_max_w", network=network)
     out["max_w_by_network"] = by_network
+    # How much of it rests on allowances (no published figure), and lines with no figure at all
+    # whose power is not counted elsewhere (in a system's max power, or a carrier's).
+    allowance = [line for line in bom if line.get("power_basis") == "allowance"]
+    out["allowance_typical_w"] = sum_field(allowance, "total_power_w")
+    out["allowance_max_w"] = sum_field(allowance, "total_power_max_w")
+    out["lines_without_power"] = sum(
+        1
+        for line in bom
+        if line["unit_power_w"] is None and line.get("power_basis") not in ("in-system", "external")
+    )
     return out
 
 

@@ -29,6 +29,10 @@ class BomLine(ResultPart):
     rack_units: int | float | None
     note: str | None
     site: str | None = None
+    # Where the power figure comes from: catalog, allowance (note says how), passive (cables),
+    # in-system (counted in the system's max power) or external (a carrier's equipment).
+    power_basis: str | None = None
+    speed_gbps: float | None = None  # line rate of one port / module / cable, when it has one
 
 
 class SwitchCounts(ResultPart):
@@ -158,6 +162,9 @@ class FabricPower(ResultPart):
     total_typical_w: float
     total_max_w: float
     max_w_by_network: dict[str, float]
+    allowance_typical_w: float = 0.0  # the part of the totals that rests on power allowances
+    allowance_max_w: float = 0.0
+    lines_without_power: int = 0  # no figure, and not counted in a system or off site
 
 
 class FabricPrice(ResultPart):

@@ -102,6 +102,9 @@ def build_wan(spec, catalog) -> WanPlan | None:
     )
 
 
+UNPRICED_HERE = "no public price: unpriced here, priced by a cost-engine allowance"
+
+
 def _bom(catalog, router, routers, modules, plans) -> list[BomLine]:
     lines = []
     for site, count in routers.items():
@@ -117,7 +120,7 @@ def _bom(catalog, router, routers, modules, plans) -> list[BomLine]:
                 unit_price_usd=router.price_usd,
                 placement="network rack",
                 rack_units=router.rack_units,
-                note=None if router.price_usd else "no public list price: unpriced",
+                note=None if router.price_usd else UNPRICED_HERE,
             )
             | {"site": site}
         )
@@ -136,7 +139,7 @@ def _bom(catalog, router, routers, modules, plans) -> list[BomLine]:
                 else optic.power_w,
                 unit_price_usd=optic.price_usd,
                 placement="network rack",
-                note=None if optic.price_usd else "no public price: unpriced",
+                note=None if optic.price_usd else UNPRICED_HERE,
             )
             | {"site": site}
         )
@@ -155,7 +158,8 @@ def _bom(catalog, router, routers, modules, plans) -> list[BomLine]:
                     unit_price_usd=None,
                     placement=None,
                     note=f"~{plan.fibre_km_estimate:,.0f} km is beyond coherent pluggable reach: "
-                    "not priced",
+                    "a carrier's line system (its power is not on site)",
+                    power_basis="external",
                 )
                 | {"site": plan.from_site}
             )

@@ -103,8 +103,7 @@ def key_figures(cost: CostResult) -> list[Card]:
             "Capex",
             usd(summary.capex_usd),
             "USD",
-            f"({cost.capex.get('basis')})"
-            + ("" if summary.all_lines_priced else ", priced lines only"),
+            f"({cost.capex.get('basis')}) · {_completeness_note(cost)}",
         ),
         Card("Opex", usd(summary.opex_usd_per_year), "USD per year", f"({cost.opex.get('basis')})"),
         Card(
@@ -134,6 +133,28 @@ def key_figures(cost: CostResult) -> list[Card]:
         ),
     ]
     return cards
+
+
+def _completeness_note(cost: CostResult) -> str:
+    """How much of the capex rests on prices and how much on allowances; lines with neither
+    are counted, never hidden."""
+    summary, complete = cost.summary, cost.completeness
+    share = summary.capex_priced_share_by_value
+    parts = [
+        f"{percent(share)} priced by value" if share is not None else "nothing to price",
+    ]
+    if complete.get("allowance_usd"):
+        lines = summary.allowance_lines_count
+        parts.append(
+            f"{usd(complete['allowance_usd'])} in {lines} allowance line{'s' * (lines != 1)}"
+        )
+    left = len(complete.get("unpriced_not_covered", []))
+    parts.append(
+        f"{left} line{'s' * (left != 1)} with no price or allowance left out"
+        if left
+        else "every line priced"
+    )
+    return ", ".join(parts)
 
 
 UNPRICED_COLUMNS = [

@@ -35,7 +35,7 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
         if multi_site:
             built.append(site_heading("facility", site.site_id, site.site_name, site.gpus))
         figures_id = "facility-key-figures" + (f"-{site.site_id}" if index else "")
-        built.append(Cards(site_cards(site), id=figures_id))
+        built.append(Cards(site_cards(site, _network_power(results, site.site_id)), id=figures_id))
     built += findings_list(facility.findings, "facility-findings")
     return built
 
@@ -53,7 +53,28 @@ def totals_paragraph(totals: FacilityTotals) -> Paragraph:
     )
 
 
-def site_cards(site: SiteFacility) -> list[Card]:
+def _network_power(results: TypedResults, site_id: str):
+    """The site fabric's power figures (how much of them are allowances), if it reported."""
+    fabric = results.fabric
+    sites = [f for f in fabric.sites if f.site_id == site_id] if fabric is not None else []
+    return sites[0].power_w if sites else None
+
+
+def _it_power_note(power, network) -> str:
+    note = f"at peak ({count(power.it_kw.energy_basis_total)} kW average for energy)"
+    if network is None:
+        return note
+    if network.allowance_max_w:
+        note += (
+            f" · {number(network.allowance_max_w / 1000.0, 1)} kW of network gear is a power "
+            "allowance (no published figure)"
+        )
+    if network.lines_without_power:
+        note += f" · {network.lines_without_power} network line(s) without any power figure"
+    return note
+
+
+def site_cards(site: SiteFacility, network=None) -> list[Card]:
     racks, power, cooling = site.rack_summary, site.power, site.cooling
     power_redundancy = site.redundancy.get("power", {})
     cooling_redundancy = site.redundancy.get("cooling", {})
@@ -84,7 +105,7 @@ def site_cards(site: SiteFacility) -> list[Card]:
             "IT power",
             count(power.it_kw.total),
             "kW",
-            f"at peak ({count(power.it_kw.energy_basis_total)} kW average for energy)",
+            _it_power_note(power, network),
         ),
         Card(
             "Facility power",
