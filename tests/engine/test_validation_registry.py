@@ -92,6 +92,7 @@ CALIBRATION_RUNS = {
         c.family == "llm-foundry" and c.gpu_sku == "h100-sxm-80gb" and c.precision == "bf16"
     ),
     "deepseek_v3/pretrain": lambda c: c.family == "dgxc-deepseek-v3-mbridge",
+    "Megatron-LM DeepSeek-V3 GB200 MXFP8": lambda c: c.family == "megatron-lm-deepseek-v3-gb200",
 }
 # Where the engine keeps its calibration texts: per SKU today, per stack x GPU generation
 # once software stacks are a workload choice.
