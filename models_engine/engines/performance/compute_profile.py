@@ -90,6 +90,10 @@ class ComputeProfile:
     n0: float = GEMM_TILE_RAMP["n0"]
     k0: float = GEMM_TILE_RAMP["k0"]
     attention_length_ramp: float = ATTENTION_LENGTH_RAMP
+    # Host time of one MoE layer per micro-batch beyond its routed experts' operations, for a
+    # stack whose MoE layers are host-bound as a whole (stacks.py moe_layer_host_us); 0 = the
+    # host keeps ahead of the GPU outside the routed experts.
+    moe_layer_host_s: float = 0.0
 
     @property
     def gemm_input_bytes(self) -> int:
@@ -112,6 +116,7 @@ class ComputeProfile:
             "peak_tflops": self.peak_flops / TERA,
             "gemm_fraction_of_peak": self.gemm_fraction,
             "gemm_fixed_us": self.gemm_fixed_s * 1e6,
+            "moe_layer_host_ms": self.moe_layer_host_s * 1e3,
             "attention_backend": self.stack.attention_backend,
             "attention_forward_fraction_of_bf16_peak": self.attention_forward_fraction,
             "attention_backward_fraction_of_bf16_peak": self.attention_backward_fraction,
@@ -209,6 +214,7 @@ def compute_profile(
         kernel_source=kernels.get("source", "imported measurement"),
         calibration=fitted["calibration"],
         warnings=warnings + fallback,
+        moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
     )
 
 
