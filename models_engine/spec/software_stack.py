@@ -13,6 +13,7 @@ StackName = Literal[
     "megatron-lm-2022",
     "megatron-core-te-2024",
     "nemo-2025-blackwell",
+    "nemo-2025-moe-eager",
     "maxtext-jax",
     "mosaic-composer-fsdp",
     "torchtitan",
@@ -29,7 +30,8 @@ class SoftwareStackChoice(SpecModel):
         description=(
             "Framework and generation: megatron-lm-2022 (A100-era Megatron-LM), "
             "megatron-core-te-2024 (NeMo / Megatron-Core + Transformer Engine), "
-            "nemo-2025-blackwell, maxtext-jax (JAX / XLA), mosaic-composer-fsdp "
+            "nemo-2025-blackwell, nemo-2025-moe-eager (early-2025 NeMo MoE without CUDA "
+            "graphs: host-bound MoE layers), maxtext-jax (JAX / XLA), mosaic-composer-fsdp "
             "(llm-foundry, PyTorch FSDP), torchtitan (PyTorch FSDP2), deepspeed (DeepSpeed + "
             "Megatron-LM layers); auto = the stack of the GPU's published runs."
         ),

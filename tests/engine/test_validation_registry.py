@@ -92,6 +92,7 @@ CALIBRATION_RUNS = {
         c.family == "llm-foundry" and c.gpu_sku == "h100-sxm-80gb" and c.precision == "bf16"
     ),
     "deepseek_v3/pretrain": lambda c: c.family == "dgxc-deepseek-v3-mbridge",
+    "Megatron-LM DeepSeek-V3 GB200 MXFP8": lambda c: c.family == "megatron-lm-deepseek-v3-gb200",
 }
 # Where the engine keeps its calibration texts: per SKU today, per stack x GPU generation
 # once software stacks are a workload choice.
@@ -269,6 +270,7 @@ def test_fitted_cases_keep_todays_bounds(report):
 # check runs from >= 6 sources. The bounds below stop regressions on that fixed set (cases the
 # engine learns to express later do not move them); re-measure the file when a case changes
 # role or the engine improves (python -m tests.engine.test_validation_registry rewrites it).
+# Re-measured on branch h-perf2 over all 78 scored check runs: median 5.1 %, p90 19.5 %.
 BASELINE_FILE = Path(__file__).parent / "validation_check_baseline.json"
 BASELINE = json.loads(BASELINE_FILE.read_text())
 MARGIN = 0.005  # half a percentage point over the measured median / p90

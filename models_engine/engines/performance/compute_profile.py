@@ -22,11 +22,16 @@ LOW_PRECISIONS = ("fp8", "mxfp8", "nvfp4")
 BLOCK_SCALED = ("mxfp8", "nvfp4")
 # Precisions that pay the per-GEMM fixed cost of a per-tensor scale (amax reduction and scale
 # update, then the cast): FP8 with delayed / current scaling, and NVFP4 (its second-level FP32
-# scale is per tensor). MXFP8's E8M0 scales cover 32 elements each and are computed in the
-# cast kernel itself: no per-tensor pass, so no fixed cost is taken (UNCERTAIN: no
-# measurement; the Megatron-Bridge 25.11 MXFP8 MoE runs in the validation registry are the
-# check).
+# scale is per tensor); the stack's `fp8_gemm_fixed_us`. MXFP8's E8M0 scales cover 32 elements
+# each and are computed in the cast kernel itself: no per-tensor pass, but each GEMM still
+# quantizes its inputs row- and column-wise, allocates data and scale buffers and swizzles the
+# scales into the tensor-core layout (Megatron-LM docs/discussions/deepseek-v3-gb200-
+# optimization, sections 2.1.2-2.1.3), on the host and the GPU. That costs the stack's
+# `mxfp8_gemm_fixed_us` per GEMM call, fitted where a stack has a published MXFP8 run
+# (stacks.py), else nothing. It is what makes MXFP8 MoE layers with many small local experts
+# slow: one call per expert (kernels.gemm_time_s `batch`).
 PER_TENSOR_SCALED = ("fp8", "nvfp4")
+BLOCK_SCALED_FIXED_KEY = {"mxfp8": "mxfp8_gemm_fixed_us"}
 # NVFP4 operand bytes per element: 4-bit E2M1 values plus one E4M3 scale per 16 values.
 NVFP4_BYTES = 0.5 + 1.0 / 16
 # Generation whose fit stands in where a stack has none for the GPU's generation.
@@ -85,6 +90,10 @@ class ComputeProfile:
     n0: float = GEMM_TILE_RAMP["n0"]
     k0: float = GEMM_TILE_RAMP["k0"]
     attention_length_ramp: float = ATTENTION_LENGTH_RAMP
+    # Host time of one MoE layer per micro-batch beyond its routed experts' operations, for a
+    # stack whose MoE layers are host-bound as a whole (stacks.py moe_layer_host_us); 0 = the
+    # host keeps ahead of the GPU outside the routed experts.
+    moe_layer_host_s: float = 0.0
 
     @property
     def gemm_input_bytes(self) -> int:
@@ -107,6 +116,7 @@ class ComputeProfile:
             "peak_tflops": self.peak_flops / TERA,
             "gemm_fraction_of_peak": self.gemm_fraction,
             "gemm_fixed_us": self.gemm_fixed_s * 1e6,
+            "moe_layer_host_ms": self.moe_layer_host_s * 1e3,
             "attention_backend": self.stack.attention_backend,
             "attention_forward_fraction_of_bf16_peak": self.attention_forward_fraction,
             "attention_backward_fraction_of_bf16_peak": self.attention_backward_fraction,
@@ -182,8 +192,7 @@ def compute_profile(
     # NVFP4 runs keep the non-MLP linear layers on the FP8 path (_mlp_path).
     key = "fp8" if precision == "nvfp4" else precision
     fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
-    fixed = fitted["fp8_gemm_fixed_us"] * 1e-6 if precision in PER_TENSOR_SCALED else 0.0
-    fixed = 0.0 if serving else fixed
+    fixed = 0.0 if serving else gemm_fixed_s(fitted, precision)
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     return ComputeProfile(
         sku=gpu.id,
@@ -205,7 +214,17 @@ def compute_profile(
         kernel_source=kernels.get("source", "imported measurement"),
         calibration=fitted["calibration"],
         warnings=warnings + fallback,
+        moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
     )
+
+
+def gemm_fixed_s(fitted: dict, precision: str) -> float:
+    """Fixed time per GEMM call of a training run at `precision` on the stack whose fitted
+    losses are `fitted` (PER_TENSOR_SCALED, BLOCK_SCALED_FIXED_KEY)."""
+    if precision in PER_TENSOR_SCALED:
+        return fitted["fp8_gemm_fixed_us"] * 1e-6
+    key = BLOCK_SCALED_FIXED_KEY.get(precision)
+    return fitted.get(key, 0.0) * 1e-6 if key else 0.0
 
 
 def _kernels(gpu, entry: dict, overrides: dict | None) -> dict:

@@ -228,6 +228,9 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     whole = cand.recompute_share * (forward + tp_forward + cp_forward)
     recompute = np.where(full, whole, np.where(selective, partial, 0))
     ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
+    if moe and profile.moe_layer_host_s > 0.0:
+        gpu = forward + backward + recompute + tp_exposed + cp_exposed + ep_exposed
+        host_wait = host_bound_moe_layer_wait_s(shape.experts / cand.ep, gpu, profile)
     return LayerCost(
         forward_s=forward,
         backward_s=backward,
@@ -348,3 +351,20 @@ def expert_launch_wait_s(local_experts, routed_forward, routed_backward, profile
         ops = EXPERT_HOST_OPS[phase] + (EXPERT_HOST_OPS_LOW_PRECISION[phase] if low else 0.0)
         waits.append(np.maximum(local_experts * ops * per_op - gpu, 0.0))
     return waits[0] + waits[1]
+
+
+def host_bound_moe_layer_wait_s(local_experts, gpu_s, profile):
+    """GPU idle time per micro-batch of an MoE layer on a stack whose MoE layers are host-bound
+    as a whole (no CUDA graphs anywhere in them, stacks.py nemo-2025-moe-eager): the host
+    issues the layer's fixed operations (`profile.moe_layer_host_s`) and each local expert's
+    (EXPERT_HOST_OPS at the stack's time per operation), and the dropless dispatcher's
+    device-host synchronisation keeps it from running ahead into the next layer, so the layer
+    takes max(GPU time, host time). Replaces expert_launch_wait_s, which only compares the
+    experts' own host and GPU time."""
+    low = profile.low_precision
+    ops = sum(
+        EXPERT_HOST_OPS[phase] + (EXPERT_HOST_OPS_LOW_PRECISION[phase] if low else 0.0)
+        for phase in ("forward", "backward")
+    )
+    host = profile.moe_layer_host_s + local_experts * ops * profile.stack.host_s_per_expert_op
+    return np.maximum(host - gpu_s, 0.0)

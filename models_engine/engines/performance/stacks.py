@@ -24,6 +24,7 @@ MAXTEXT = "maxtext-jax"
 COMPOSER_FSDP = "mosaic-composer-fsdp"
 TORCHTITAN = "torchtitan"
 DEEPSPEED_MEGATRON = "deepspeed"
+NEMO_EAGER_MOE_2025 = "nemo-2025-moe-eager"
 
 # Host time per routed-expert operation launched by an eager Megatron-Core / Transformer
 # Engine stack (layer_cost.expert_launch_wait_s). Each PyTorch operation costs ~5-25 us of
@@ -162,6 +163,23 @@ SOFTWARE_STACKS = {
     },
 }
 
+# Early-2025 Megatron-Core MoE on Blackwell (NeMo 25.04 recipes; the baseline of NVIDIA's
+# DeepSeek-V3 GB200 write-up): the same kernels and overlaps as nemo-2025-blackwell, but no CUDA
+# graphs, an unfused router (72 kernels in its forward alone, 31 once fused: Megatron-LM
+# docs/discussions/deepseek-v3-gb200-optimization section 2.1.4), unfused permute and the NCCL
+# all-to-all dispatcher. Its MoE layers are host-bound as a whole (section 2: "the CPU kernel
+# launch speed cannot keep up with the kernel execution speed on GPU"): layer time is the
+# larger of GPU time and host time (layer_cost.host_bound_moe_layer_wait_s).
+SOFTWARE_STACKS[NEMO_EAGER_MOE_2025] = {
+    **SOFTWARE_STACKS[NEMO_BLACKWELL_2025],
+    "description": (
+        "NeMo 25.04 / early-2025 Megatron-Core MoE on Blackwell: as nemo-2025-blackwell, but "
+        "MoE layers run eagerly (no CUDA graphs, unfused router and permute, NCCL all-to-all "
+        "dispatcher) and wait for the host: each MoE layer takes the larger of its GPU time "
+        "and its host time."
+    ),
+}
+
 # Losses per stack x GPU generation: overhead (fraction of kernel time; `overhead_fp8` where
 # FP8 runs fit another value), FP8 fixed time per GEMM call (us) and the runs they were fitted
 # on (fit: tests/engine/test_performance_validation.py and test_performance_stacks.py cases,
@@ -233,14 +251,28 @@ STACK_LOSSES[(COMPOSER_FSDP, "ampere")] = {
         "equal Megatron losses on both generations). The llm-foundry A100 rows check it."
     ),
 }
+# MXFP8 per-GEMM fixed time (compute_profile.BLOCK_SCALED_FIXED_KEY): fitted on the one
+# published MXFP8 run whose launch script is public, DeepSeek-V3 on 256 GB200 at the end of
+# NVIDIA's optimisation write-up (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization,
+# 970 TFLOP/s per GPU; registry family megatron-lm-deepseek-v3-gb200): 0 / 15 / 20 / 25 / 30 us
+# give -10.9 / -4.2 / -2.0 / +0.2 / +2.4 %. Its routed experts are the only eager part of that
+# run (attention, router and EP preprocess are CUDA graphs), after the device-host sync of the
+# dropless dispatcher: each expert GEMM's quantize / scale-swizzle work and its launch cannot
+# run ahead of the GPU (the write-up, sections 2.3 and 3.1).
+MXFP8_GEMM_FIXED_US = 25.0
+
 STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
     **STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")],
+    "mxfp8_gemm_fixed_us": MXFP8_GEMM_FIXED_US,
     "calibration": (
         "Losses of the same stack family on Hopper (megatron-core-te-2024: 13 % BF16 / 0 % FP8 "
         "overhead, 114 us per FP8 GEMM); instead the Blackwell GEMM fractions "
         "(kernel_data 'blackwell-fitted') are fitted on the NVIDIA DGX Cloud Llama 3.1 405B GB200 "
         "runs (v25.05.04, "
-        "BF16 and FP8, 128-512 GPUs, 6 runs: within 1.5 %). Cross-check, not fitted: the "
+        "BF16 and FP8, 128-512 GPUs, 6 runs: within 1.5 %). MXFP8 adds 25 us per GEMM call "
+        "(quantize and scale swizzle per GEMM, one call per local expert), fitted on the "
+        "Megatron-LM DeepSeek-V3 GB200 MXFP8 run (1 run, 256 GPUs, 970 TFLOP/s: +0.2 %). "
+        "Cross-check, not fitted: the "
         "DeepSeek-V3 BF16 Megatron-Bridge run on 256 GB200 (NeMo 25.07, 11.07 s) comes out "
         "5 % slow with learned-routing imbalance (its source does not say whether it forced "
         "balance); the force-balanced Megatron-Bridge 25.11 GB200 / GB300 DeepSeek-V3 and "
@@ -272,5 +304,27 @@ STACK_LOSSES[(DEEPSPEED_MEGATRON, "ampere")] = {
         "No DeepSpeed run calibrates it: Megatron-LM 2022's A100 losses (none beyond the A100 "
         "kernel fractions), as DeepSpeed runs Megatron's layers (ASSUMPTION). MT-NLG 530B "
         "checks it."
+    ),
+}
+
+# Host time of one eager MoE layer per micro-batch (forward, backward and recompute), beyond the
+# routed experts' own operations (HOST_S_PER_EXPERT_OP each): the attention block, router, EP
+# preprocess, dispatcher, permute and shared expert as the host issues them. FITTED on the
+# baseline row of NVIDIA's DeepSeek-V3 GB200 write-up (494.46 TFLOP/s per GPU, MXFP8, TP1 PP8
+# VPP4 EP32, registry family megatron-lm-deepseek-v3-gb200): 20 / 25 / 30 ms give -30.0 /
+# -14.2 / +1.7 %. It is the DeepSeek-V3 layer's (MLA, group-limited sigmoid router, one
+# shared expert); other MoE layer structures are taken to cost the same (UNCERTAIN).
+EAGER_MOE_LAYER_HOST_US = 29_600.0
+
+STACK_LOSSES[(NEMO_EAGER_MOE_2025, "blackwell")] = {
+    **STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")],
+    "moe_layer_host_us": EAGER_MOE_LAYER_HOST_US,
+    "calibration": (
+        "Kernels and losses of nemo-2025-blackwell; the MoE layers' host time (29.6 ms per "
+        "layer and micro-batch beyond the routed experts' 25 us per operation) fitted on the "
+        "Megatron-LM DeepSeek-V3 GB200 MXFP8 baseline run (1 run, 256 GPUs, 494 TFLOP/s). "
+        "Cross-check, not fitted: the DGX Cloud v25.05 DeepSeek-V3 BF16 runs on 128-512 GB200 "
+        "(NeMo 25.04, TP2 EP16-32). The host time is DeepSeek-V3's layer (MLA, sigmoid "
+        "router, one shared expert); other MoE layers are taken to cost the same (UNCERTAIN)."
     ),
 }
