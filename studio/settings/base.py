@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "studio.catalog",
     "studio.designs",
     "studio.runs",
+    "studio.reviews",
     "studio.reports",
     "studio.api",
 ]
@@ -86,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
+                "studio.reviews.context_processors.review_badge",
             ],
         },
     },

@@ -1,0 +1,37 @@
+"""How the review pages write a headline number: the unit the metric is kept in, thousands
+separators, fractions as percentages, money in millions where it is large."""
+
+from studio.runs.headline import HEADLINE_METRICS, Metric
+from studio.runs.sections.format import DASH, amount, count, percent
+
+METRICS = {m.key: m for m in HEADLINE_METRICS}
+
+
+def metric_text(value, metric: Metric) -> str:
+    if value is None or isinstance(value, bool):
+        return DASH
+    if metric.unit == "fraction":
+        return percent(value)
+    if metric.unit == "USD":
+        return f"${value / 1e6:,.1f} M" if abs(value) >= 1e6 else f"${value:,.0f}"
+    if metric.unit == "USD/GPU-h":
+        return f"${value:,.2f}/GPU-h"
+    if metric.unit == "count":
+        return count(value)
+    if metric.unit == "%":
+        return f"{amount(value)} %"
+    return f"{amount(value)} {metric.unit}"
+
+
+def headline_rows(headline: dict) -> list[dict]:
+    """The metrics the headline has, in the comparison's order, written out."""
+    return [
+        {
+            "key": m.key,
+            "label": m.label,
+            "text": metric_text(headline[m.key], m),
+            "value": headline[m.key],
+        }
+        for m in HEADLINE_METRICS
+        if headline.get(m.key) is not None and not (m.key == "sites" and headline[m.key] == 1)
+    ]
