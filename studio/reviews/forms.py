@@ -1,5 +1,7 @@
 """Forms of the review pages: they validate the post; the services decide what is allowed."""
 
+import math
+
 from django import forms
 from django.contrib.auth import get_user_model
 
@@ -42,14 +44,23 @@ class ReviewRequestForm(forms.Form):
 
 class CommentForm(forms.Form):
     body = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_COMMENT)
-    anchor_kind = forms.ChoiceField(choices=AnchorKind.choices, initial=AnchorKind.GENERAL)
-    anchor_key = forms.CharField(max_length=200, required=False)
+    anchor_kind = forms.ChoiceField(
+        choices=AnchorKind.choices,
+        initial=AnchorKind.GENERAL,
+        label="About",
+        error_messages={"invalid_choice": f"one of: {', '.join(AnchorKind.values)}"},
+    )
+    anchor_key = forms.CharField(max_length=200, required=False, label="Item")
     design = IdField(required=False)
     parent = IdField(required=False)
 
 
 class VerdictForm(forms.Form):
-    kind = forms.ChoiceField(choices=VerdictKind.choices)
+    kind = forms.ChoiceField(
+        choices=VerdictKind.choices,
+        label="Verdict",
+        error_messages={"invalid_choice": f"one of: {', '.join(VerdictKind.values)}"},
+    )
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=MAX_COMMENT
     )
@@ -67,15 +78,19 @@ class PolicyForm(forms.Form):
     viewers_may_approve = forms.BooleanField(required=False)
 
 
-class CheckpointIntervalField(forms.CharField):
+class CheckpointIntervalField(forms.Field):
     """Minutes between checkpoints (0 < m <= 10,080, a week) or "auto" (Young/Daly)."""
 
+    widget = forms.TextInput
+
     def to_python(self, value):
-        text = (super().to_python(value) or "").strip().lower()
+        text = str(value or "").strip().lower()[:20]
         if text in ("", "auto"):
             return "auto"
         try:
             minutes = float(text)
+            if not math.isfinite(minutes):
+                raise ValueError(text)
         except ValueError:
             raise forms.ValidationError("minutes between checkpoints, or “auto”") from None
         if not 0 < minutes <= 10_080:
@@ -92,9 +107,7 @@ class WhatIfForm(forms.Form):
     site_share = forms.FloatField(
         min_value=0.01, max_value=0.99, required=False, label="Share of GPUs at the first site"
     )
-    checkpoint_interval_min = CheckpointIntervalField(
-        max_length=12, label="Checkpoint interval (min or auto)"
-    )
+    checkpoint_interval_min = CheckpointIntervalField(label="Checkpoint interval (min or auto)")
     utilisation = forms.FloatField(min_value=0.01, max_value=1.0, label="Utilisation (0-1)")
 
     def __init__(self, *args, team_id: int, multi_site: bool, **kwargs):
