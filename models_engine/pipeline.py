@@ -303,10 +303,42 @@ def evaluate(
     }
 
 
+# The engines the headline reads, with what they consume: every step but the logical network
+# and the scaling curve (which no headline figure comes from; the curve is ~2/3 of a 16K-GPU
+# design's evaluation).
+HEADLINE_STEPS = tuple(step.name for step in STEPS if step.name not in ("network", "scaling"))
+
+
+def evaluate_headline(
+    spec_doc: dict,
+    catalog_entries: dict[str, list[dict]] | None = None,
+    accepted_risks: list[dict] | None = None,
+) -> dict:
+    """The headline `evaluate` would report, from only the engines it reads: the fast path
+    for re-evaluating a what-if in place (validation errors as `evaluate`)."""
+    design = validate_design(spec_doc, catalog_entries)
+    results = run_engines(
+        design.spec,
+        design.catalog,
+        design.gpu,
+        accepted_risks=accepted_risks,
+        only=HEADLINE_STEPS,
+    )
+    return headline(results)
+
+
 def _engine_version() -> str:
     from models_engine import __version__
 
     return __version__
 
 
-__all__ = ["ENGINE_ORDER", "STEPS", "catalog_with", "evaluate", "run_engines"]
+__all__ = [
+    "ENGINE_ORDER",
+    "HEADLINE_STEPS",
+    "STEPS",
+    "catalog_with",
+    "evaluate",
+    "evaluate_headline",
+    "run_engines",
+]

@@ -1,7 +1,8 @@
 """What-ifs in presenting mode: change a few key inputs of a design's latest revision and
-re-evaluate it synchronously through the engine's public `evaluate` (every engine, ~0.15 s
-on the 16K-GPU example; benchmarks/bench_what_if.py), without saving; "save as revision" then
-stores exactly one revision whose message records the what-if.
+re-evaluate it synchronously, without saving, through the engine's public `evaluate_headline`
+(the engines the headline reads: the same figures a full run reports; well under a second on
+the 16K-GPU example, benchmarks/bench_what_if.py); "save as revision" then stores exactly one
+revision whose message records the what-if.
 
 The controls: GPU count, GPU SKU, the scale-out oversubscription of the top switch tier, the
 share of GPUs at the first site (the other sites keep their proportions), the checkpoint
@@ -10,7 +11,7 @@ interval ("auto" = the Young/Daly optimum), and utilisation."""
 import copy
 from dataclasses import dataclass
 
-from models_engine import SpecValidationError, evaluate
+from models_engine import SpecValidationError, evaluate_headline
 from studio.catalog.selectors import team_catalog, team_catalog_entries
 from studio.designs import services as design_services
 from studio.designs.models import Design, DesignRevision
@@ -126,7 +127,7 @@ def what_if(design: Design, inputs: dict) -> WhatIf:
     base = design.latest_revision
     spec, changes = applied(base.spec, inputs)
     try:
-        results = evaluate(
+        headline = evaluate_headline(
             spec,
             catalog_entries=team_catalog_entries(design.project.team_id),
             accepted_risks=live_accepted_risks(design),
@@ -135,7 +136,7 @@ def what_if(design: Design, inputs: dict) -> WhatIf:
         raise WhatIfInvalid(_errors(exc)) from exc
     except (ValueError, ArithmeticError) as exc:  # the engines' "cannot build this design"
         raise WhatIfInvalid({"__all__": str(exc)}) from exc
-    return WhatIf(base=base, spec=spec, changes=changes, headline=results["headline"])
+    return WhatIf(base=base, spec=spec, changes=changes, headline=headline)
 
 
 def compared_rows(before: dict, after: dict) -> list[dict]:
