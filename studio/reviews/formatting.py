@@ -23,13 +23,26 @@ def metric_text(value, metric: Metric) -> str:
     return f"{amount(value)} {metric.unit}"
 
 
+def card_parts(value, metric: Metric) -> tuple[str, str]:
+    """(number, unit) for a headline card, where the unit is printed small under the number."""
+    if metric.unit in ("USD", "USD/GPU-h") and not isinstance(value, bool):
+        unit = "USD per delivered GPU-hour" if metric.unit == "USD/GPU-h" else "USD"
+        if abs(value) >= 1e6:
+            return f"{value / 1e6:,.1f}", "million USD"
+        return (f"{value:,.2f}" if metric.unit == "USD/GPU-h" else f"{value:,.0f}"), unit
+    if metric.unit in ("fraction", "count", "%"):
+        return metric_text(value, metric), ""
+    return amount(value), metric.unit
+
+
 def headline_rows(headline: dict) -> list[dict]:
     """The metrics the headline has, in the comparison's order, written out."""
     return [
         {
             "key": m.key,
             "label": m.label,
-            "text": metric_text(headline[m.key], m),
+            "text": card_parts(headline[m.key], m)[0],
+            "unit": card_parts(headline[m.key], m)[1],
             "value": headline[m.key],
         }
         for m in HEADLINE_METRICS

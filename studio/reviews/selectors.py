@@ -14,6 +14,7 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from studio.accounts.models import Membership, Role
 from studio.designs.models import Design, DesignRevision
+from studio.reviews.anchors import anchor_label
 from studio.reviews.models import (
     Comment,
     Notification,
@@ -214,6 +215,13 @@ def live_stamp(review: ReviewRequest) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
+def _anchor_text(comment: Comment) -> str:
+    if not comment.anchor_key:
+        return "General"
+    label = anchor_label(comment.anchor_kind, comment.anchor_key)
+    return f"{comment.get_anchor_kind_display()}: {label}"
+
+
 def signoff_of(design: Design) -> dict | None:
     """What a report's sign-off page keeps of a design's newest review: reviewers, verdicts,
     dates, the revision each approved (stale or current) and the open comments."""
@@ -243,9 +251,7 @@ def signoff_of(design: Design) -> dict | None:
         "open_comments": [
             {
                 "author": c.author.get_username() if c.author else "",
-                "anchor": f"{c.get_anchor_kind_display()}: {c.anchor_key}"
-                if c.anchor_key
-                else "General",
+                "anchor": _anchor_text(c),
                 "body": c.body,
                 "date": c.created_at.date().isoformat(),
                 "revision": c.revision.number if c.revision else None,
