@@ -43,6 +43,7 @@ def headline_rows(headline: dict) -> list[dict]:
             "label": m.label,
             "text": card_parts(headline[m.key], m)[0],
             "unit": card_parts(headline[m.key], m)[1],
+            "full": metric_text(headline[m.key], m),
             "value": headline[m.key],
         }
         for m in HEADLINE_METRICS

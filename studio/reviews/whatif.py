@@ -76,15 +76,23 @@ def gpu_choices(team_id: int) -> list[tuple[str, str]]:
     )
 
 
-def _split_sites(spec: dict, share: float) -> None:
-    """The first site gets `share` of the GPUs; the others keep their proportions of the rest."""
+def _split_sites(spec: dict, share: float) -> float:
+    """The first site gets `share` of the GPUs, rounded to whole nodes (the engine refuses a
+    site with part of a node); the others keep their proportions of the rest, also in whole
+    nodes (largest remainder). Returns the first site's share as applied."""
     sites = spec["regions"]["sites"]
-    others = sum(site["gpu_share"] for site in sites[1:])
-    sites[0]["gpu_share"] = share
-    for site in sites[1:]:
-        site["gpu_share"] = (1 - share) * (
-            site["gpu_share"] / others if others else 1 / (len(sites) - 1)
-        )
+    nodes = spec["compute"]["gpu_count"] // spec["compute"]["gpus_per_node"]
+    first = min(max(round(share * nodes), 1), nodes - (len(sites) - 1))
+    others = [site["gpu_share"] for site in sites[1:]]
+    weights = [w / sum(others) if sum(others) else 1 / len(others) for w in others]
+    exact = [(nodes - first) * w for w in weights]
+    counts = [int(x) for x in exact]
+    by_remainder = sorted(range(len(exact)), key=lambda i: exact[i] - counts[i], reverse=True)
+    for i in by_remainder[: nodes - first - sum(counts)]:
+        counts[i] += 1
+    for site, count in zip(sites, [first, *counts], strict=True):
+        site["gpu_share"] = count / nodes
+    return first / nodes
 
 
 def applied(spec: dict, inputs: dict) -> tuple[dict, list[tuple[str, object, object]]]:
@@ -96,10 +104,10 @@ def applied(spec: dict, inputs: dict) -> tuple[dict, list[tuple[str, object, obj
         if value is None or value == current.get(name):
             continue
         path = CONTROLS[name]
-        changes.append((path, current.get(name), value))
         if name == "site_share":
-            _split_sites(result, value)
+            changes.append((path, current.get(name), round(_split_sites(result, value), 4)))
             continue
+        changes.append((path, current.get(name), value))
         if name == "gpu_sku":
             # The system (server) is tied to its GPU: the new SKU's own default applies.
             result["compute"].pop("system_sku", None)
@@ -153,11 +161,18 @@ def compared_rows(before: dict, after: dict) -> list[dict]:
                 "label": metric.label,
                 "before": metric_text(change["old"], metric),
                 "after": metric_text(change["new"], metric),
-                "change": "" if not relative else f"{relative:+.1f} %",
-                "improved": change["improved"],
+                "change": _change_text(relative),
+                # A change under 0.1 % is not called better or worse.
+                "improved": change["improved"] if relative and abs(relative) >= 0.05 else None,
             }
         )
     return rows
+
+
+def _change_text(relative_pct: float | None) -> str:
+    if not relative_pct:
+        return ""
+    return f"{relative_pct:+.1f} %" if abs(relative_pct) >= 0.05 else "< 0.1 %"
 
 
 def save_as_revision(*, actor, design: Design, inputs: dict) -> DesignRevision:

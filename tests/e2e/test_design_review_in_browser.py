@@ -145,3 +145,60 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
     finally:
         context_a.close()
         context_b.close()
+
+
+def test_presenting_a_comparison_with_the_keyboard(live_server, page, make_member, design_in):
+    from studio.designs import services as design_services
+    from studio.reviews import services as review_services
+    from tests.conftest import example_spec
+
+    base = live_server.url
+    alice, alpha = make_member("alice", "Alpha", role="owner")
+    bob, _ = make_member("bob", "Alpha", role="editor")
+    first = design_in(alice, alpha, name="Starter 256")
+    second = design_services.design_create(
+        actor=alice,
+        project=first.project,
+        name="Two regions",
+        spec=example_spec("two-region-hierarchical"),
+        message="test",
+    )
+    for design in (first, second):
+        evaluate(design.latest_revision, alice)
+    review = review_services.review_request(
+        actor=alice, project=first.project, designs=[first, second], reviewers=[bob]
+    )
+    _login(page, base, "alice")
+    page.goto(f"{base}/reviews/{review.pk}/")
+    expect(page.locator("#design-" + str(second.pk))).to_contain_text("Two regions")
+    page.wait_for_selector(".review-charts .chart .main-svg", timeout=20_000)
+    screenshot(page, "review-comparison")
+    page.click("#present")
+    expect(page.locator("#slide-counter")).to_contain_text("1 /")
+    screenshot(page, "review-present-title")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#slide-counter")).to_contain_text("Comparison")
+    expect(page.locator(".slide.active .big-table")).to_contain_text("Time to train")
+    screenshot(page, "review-present-comparison")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#slide-counter")).to_contain_text("Starter 256:")
+    page.wait_for_selector(".slide.active .chart .main-svg", timeout=20_000)
+    screenshot(page, "review-present-chart")
+    # The two-site design's what-if has the site split; typing in it does not move slides.
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    while "Two regions: headline" not in page.locator("#slide-counter").inner_text():
+        page.keyboard.press("ArrowLeft")
+    share = page.locator(f"#what-if-{second.pk} [name=site_share]")
+    share.fill("0.7")
+    share.press("ArrowLeft")
+    expect(page.locator("#slide-counter")).to_contain_text("Two regions: headline")
+    share.dispatch_event("change")
+    expect(page.locator(".slide.active .what-if-note")).to_contain_text("sites.0.gpu_share")
+    expect(page.locator(".slide.active .what-if-table")).to_contain_text("Racks")
+    screenshot(page, "review-present-site-split")
+    page.keyboard.press("Escape")  # leaves the field
+    page.keyboard.press("Escape")  # leaves presenting mode
+    page.wait_for_url(f"{base}/reviews/{review.pk}/")
+    assert page.console_errors == []

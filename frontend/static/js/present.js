@@ -8,12 +8,21 @@
     slides.forEach(function (s, n) { s.classList.toggle("active", n === index); });
     var counter = document.getElementById("slide-counter");
     counter.textContent = (index + 1) + " / " + slides.length + " · " + slides[index].dataset.title;
-    // A chart drawn while hidden has no size: let Plotly fit it to the visible slide.
-    slides[index].querySelectorAll(".js-plotly-plot").forEach(function (el) {
-      if (window.Plotly) window.Plotly.Plots.resize(el);
-    });
+    fitCharts(slides[index]);
     history.replaceState(null, "", "#" + (index + 1));
   }
+  // A slide's charts fill the screen: as wide as the slide, as tall as the window allows.
+  function fitCharts(slide) {
+    if (!window.Plotly) return;
+    slide.querySelectorAll(".js-plotly-plot").forEach(function (el) {
+      window.Plotly.relayout(el, {
+        width: el.clientWidth, height: Math.max(420, window.innerHeight - 200),
+      });
+    });
+  }
+  // Charts are drawn after the page loads (charts.js): fit those of the slide on screen.
+  window.addEventListener("load", function () { if (slides) fitCharts(slides[index]); });
+  window.addEventListener("resize", function () { if (slides) fitCharts(slides[index]); });
   function typing(target) {
     return target.closest("input, select, textarea");
   }

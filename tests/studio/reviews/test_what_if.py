@@ -1,8 +1,11 @@
 """What-ifs re-evaluate without saving; "save as revision" makes exactly one revision with the
 what-if in its message; a value the engine refuses is a 400 naming the control."""
 
+import copy
+
 import pytest
 
+from models_engine import evaluate_headline
 from studio.reviews import services
 from studio.reviews.whatif import applied, what_if
 from tests.conftest import example_spec
@@ -29,13 +32,19 @@ def big(crew, design_in):
     return design, review
 
 
-def test_site_split_keeps_the_other_sites_proportions():
-    spec = example_spec("two-region-hierarchical")
-    changed, changes = applied(spec, {"site_share": 0.8})
+def test_site_split_keeps_whole_nodes_and_the_other_sites_proportions():
+    spec = example_spec("two-region-hierarchical")  # 2,048 GPUs in 8-GPU nodes: 256 nodes
+    changed, changes = applied(spec, {"site_share": 0.7})
     shares = [site["gpu_share"] for site in changed["regions"]["sites"]]
-    assert shares == pytest.approx([0.8, 0.2]) and sum(shares) == pytest.approx(1.0)
-    assert changes == [("regions.sites.0.gpu_share", 0.5, 0.8)]
+    assert shares == [179 / 256, 77 / 256]  # 0.7 x 256 = 179.2 nodes: 179 whole ones
+    assert changes == [("regions.sites.0.gpu_share", 0.5, round(179 / 256, 4))]
     assert spec["regions"]["sites"][0]["gpu_share"] == 0.5  # the revision's spec is untouched
+    evaluate_headline(changed)  # the engine takes it (no site with part of a node)
+    three = copy.deepcopy(spec)
+    three["regions"]["sites"].append({**three["regions"]["sites"][1], "id": "third"})
+    three["regions"]["sites"][1]["gpu_share"] = three["regions"]["sites"][2]["gpu_share"] = 0.25
+    split, _ = applied(three, {"site_share": 0.5})
+    assert [s["gpu_share"] * 256 for s in split["regions"]["sites"]] == [128, 64, 64]
 
 
 def test_a_what_if_changes_the_headline_without_a_revision(client, crew, big):
