@@ -10,6 +10,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from studio.accounts.models import Role
+from studio.api import filters
 from studio.api.scoping import TeamScopedViewSet
 from studio.api.serializers import IdField
 from studio.designs.selectors import projects_visible_to
@@ -157,10 +158,9 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
     serializer_class = ReviewSerializer
     team_id_path = "project.team_id"
 
+    filterset_class = filters.ReviewFilter
+
     def safely_get_queryset(self, queryset):
-        project = self.request.query_params.get("project")
-        if project is not None:
-            queryset = queryset.filter(project_id=IdField().run_validation(project))
         return queryset.prefetch_related("reviewers")
 
     @extend_schema(request=ReviewCreateSerializer, responses=ReviewSerializer)
@@ -254,6 +254,7 @@ class ReviewCommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tea
     scope_selector = comments_visible_to
     serializer_class = CommentSerializer
     team_id_path = "review.project.team_id"
+    filterset_class = filters.ReviewCommentFilter
 
     def safely_get_queryset(self, queryset):
         return queryset.select_related("author", "revision")

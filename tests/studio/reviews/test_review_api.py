@@ -105,3 +105,13 @@ def test_report_sign_off_page_lists_reviewers_verdicts_and_open_comments(client,
     client.force_login(crew["vera"])
     page = client.get(f"/reports/{report.pk}/").content.decode()
     assert 'id="signoff"' in page and "Check the PUE source" in page and "Approve" in page
+
+
+def test_review_lists_filter_by_project_and_design(client, crew, reviewed):
+    design, review = reviewed
+    client.force_login(crew["bob"])
+    ids = [r["id"] for r in client.get(f"/api/reviews/?design={design.pk}").json()["results"]]
+    assert ids == [review.pk]
+    assert client.get(f"/api/reviews/?design={design.pk + 1000}").json()["results"] == []
+    assert client.get("/api/reviews/?project=x").status_code == 400
+    assert client.get("/api/reviews.api/?project=-1").status_code == 400
