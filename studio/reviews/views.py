@@ -172,14 +172,19 @@ def _after_write(request, review):
     return redirect("review-detail", pk=review.pk)
 
 
-def _refused(request, review, form, template: str):
-    """400 with the form's field errors (htmx swaps them into the form's error box)."""
+def _refused(request, review, form, form_name: str | None = None):
+    """400 with the form's field errors: htmx swaps them into the form's error box; a plain
+    post gets the review page again, the form (`form_name`) or the messages holding them."""
     if request.htmx:
         return render(request, "reviews/_form_errors.html", {"form": form}, status=400)
+    if form_name is None:
+        for field, errors in form.errors.items():
+            for error in errors:
+                messages.error(request, f"{field}: {error}" if field != "__all__" else error)
     view = ReviewDetailView()
     view.setup(request, pk=review.pk)
     view.object = review
-    context = view.get_context_data(object=review, **{template: form})
+    context = view.get_context_data(object=review, **({form_name: form} if form_name else {}))
     return render(request, ReviewDetailView.template_name, context, status=400)
 
 
@@ -264,4 +269,4 @@ class CommentResolveView(ScopedActionView):
                 _field_errors(form, exc)
             else:
                 return _after_write(request, comment.review)
-        return _refused(request, comment.review, form, "comment_form")
+        return _refused(request, comment.review, form)

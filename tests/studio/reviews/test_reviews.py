@@ -270,3 +270,30 @@ def test_review_page_and_presenting_mode_render(client, crew, reviewed):
     assert 'class="slide"' in present and f'id="what-if-{design.pk}"' in present
     design_page = client.get(f"/designs/{design.pk}/").content.decode()
     assert "in review" in design_page
+
+
+def test_viewers_cannot_ask_for_reviews_and_reading_marks_notices_read(client, crew, reviewed):
+    design, review = reviewed
+    client.force_login(crew["vera"])
+    url = f"/projects/{design.project.pk}/reviews/"
+    assert client.get(url).status_code == 200
+    posted = client.post(url, {"designs": [design.pk], "reviewers": [crew["bob"].pk]})
+    assert posted.status_code == 403
+    assert design.review_requests.count() == 1
+    client.force_login(crew["bob"])
+    assert Notification.objects.filter(user=crew["bob"], read_at__isnull=True).count() == 1
+    client.get(f"/reviews/{review.pk}/")
+    assert not Notification.objects.filter(user=crew["bob"], read_at__isnull=True).exists()
+
+
+def test_resolving_a_reply_is_a_400_naming_the_thread(client, crew, reviewed):
+    _, review = reviewed
+    root = services.comment_add(actor=crew["bob"], review=review, body="root")
+    reply = services.comment_add(actor=crew["alice"], review=review, body="reply", parent=root)
+    client.force_login(crew["bob"])
+    response = client.post(f"/comments/{reply.pk}/resolve/", {"resolved": "1"})
+    assert response.status_code == 400 and "resolve the thread" in response.content.decode()
+    bad = client.post(
+        f"/comments/{root.pk}/resolve/", {"resolved": "maybe"}, HTTP_HX_REQUEST="true"
+    )
+    assert bad.status_code == 400 and "Resolved" in bad.content.decode()
