@@ -16,7 +16,7 @@ from studio.reviews.models import AnchorKind, ReviewRequest
 from studio.reviews.selectors import review_states, review_status
 from studio.reviews.whatif import CONTROLS
 from studio.runs.figures import run_figure_sections, with_html
-from studio.runs.sections.format import count, usd
+from studio.runs.sections.format import count, number, usd
 from studio.runs.selectors import latest_done_run
 
 # Spec fields shown on the review page with a comment affordance: the what-if inputs and the
@@ -53,12 +53,19 @@ class DesignPanel:
     what_if_form: object = None  # presenting mode only
 
 
+def _spec_text(value) -> str:
+    """A spec value as a reader reads it: 2,000,000,000,000 rather than 2000000000000.0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return number(value, 4, trim=True)
+
+
 def _spec_fields(spec: dict, extra: set[str]) -> list[dict]:
     rows = []
     for path in [*KEY_SPEC_FIELDS, *sorted(extra - set(KEY_SPEC_FIELDS))]:
         value = spec_value(spec, path)
         if value is not MISSING and not isinstance(value, dict | list):
-            rows.append({"key": path, "text": f"{value:,}" if isinstance(value, int) else value})
+            rows.append({"key": path, "text": _spec_text(value)})
     return rows
 
 
