@@ -115,6 +115,7 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
         # B's approval is now stale (live, no reload); B approves r2.
         expect(page_b.locator("[data-reviewer=bob] .stale")).to_be_visible(timeout=2_500)
         expect(page_b.locator("#review-status")).to_have_text("in review")
+        expect(page_b.locator(f"#design-{design.pk} .newer-revision")).to_be_visible()
         page_b.locator("#live").scroll_into_view_if_needed()
         screenshot(page_b, "review-stale-approval")
         page_b.select_option("#id_kind", "approve")

@@ -26,6 +26,17 @@
       e.detail.swapOverride = "innerHTML";
     }
   });
+  // The live panel follows new revisions; the numbers on the left are those of the page's
+  // load: say so when a design under review got a newer revision meanwhile.
+  function flagNewerRevisions() {
+    document.querySelectorAll(".design-state[data-latest-number]").forEach(function (state) {
+      var panel = document.querySelector(".design-panel[data-design='" + state.dataset.design + "']");
+      if (!panel) return;
+      var banner = panel.querySelector(".newer-revision");
+      banner.hidden = state.dataset.latestNumber === panel.dataset.shownNumber;
+    });
+  }
+  document.addEventListener("htmx:afterSettle", flagNewerRevisions);
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
     if (!e.detail.successful || !form || form.tagName !== "FORM") return;
