@@ -303,10 +303,24 @@ def evaluate(
     }
 
 
-# The engines the headline reads, with what they consume: every step but the logical network
-# and the scaling curve (which no headline figure comes from; the curve is ~2/3 of a 16K-GPU
-# design's evaluation).
-HEADLINE_STEPS = tuple(step.name for step in STEPS if step.name not in ("network", "scaling"))
+# The engines the headline reads (models_engine.headline) and, through the graph, everything
+# they consume: every step but those no headline figure depends on (the scaling curve, ~2/3 of
+# a 16K-GPU design's evaluation).
+HEADLINE_READS = ("performance", "regions", "facility", "reliability", "cost", "security")
+
+
+def _with_inputs(names: tuple[str, ...]) -> tuple[str, ...]:
+    consumes = {step.name: step.consumes for step in STEPS}
+    needed, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo.extend(consumes[name])
+    return tuple(step.name for step in STEPS if step.name in needed)
+
+
+HEADLINE_STEPS = _with_inputs(HEADLINE_READS)
 
 
 def evaluate_headline(
