@@ -32,7 +32,9 @@ class ReviewRequestForm(forms.Form):
 
     def __init__(self, *args, project, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["designs"].queryset = project.designs.filter(revisions__isnull=False).distinct()
+        self.fields["designs"].queryset = project.designs.filter(
+            revisions__isnull=False, archived_at__isnull=True
+        ).distinct()
         self.fields["reviewers"].queryset = (
             get_user_model()
             .objects.filter(memberships__team_id=project.team_id)

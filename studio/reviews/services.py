@@ -66,6 +66,8 @@ def _check_request(project: Project, designs: list[Design], reviewers: list, act
         errors["designs"] = "each design can be picked once"
     elif any(d.project_id != project.pk for d in designs):
         errors["designs"] = "every design must belong to this project"
+    elif any(d.archived_at is not None for d in designs):
+        errors["designs"] = "an archived design cannot be reviewed: restore it first"
     elif any(d.latest_revision is None for d in designs):
         errors["designs"] = "every design needs a saved revision"
     members = {m.user_id for m in _team_members(project)}

@@ -297,3 +297,20 @@ def test_resolving_a_reply_is_a_400_naming_the_thread(client, crew, reviewed):
         f"/comments/{root.pk}/resolve/", {"resolved": "maybe"}, HTTP_HX_REQUEST="true"
     )
     assert bad.status_code == 400 and "Resolved" in bad.content.decode()
+
+
+def test_an_archived_design_is_not_offered_nor_reviewed(crew, design_in):
+    from django.utils import timezone
+
+    from studio.reviews.forms import ReviewRequestForm
+
+    design = design_in(crew["alice"], crew["team"])
+    design.archived_at = timezone.now()
+    design.save(update_fields=["archived_at"])
+    form = ReviewRequestForm(project=design.project, user=crew["alice"])
+    assert list(form.fields["designs"].queryset) == []
+    with pytest.raises(services.ReviewInvalid) as refused:
+        services.review_request(
+            actor=crew["alice"], project=design.project, designs=[design], reviewers=[crew["bob"]]
+        )
+    assert "archived" in refused.value.errors["designs"]
