@@ -314,3 +314,23 @@ def test_an_archived_design_is_not_offered_nor_reviewed(crew, design_in):
             actor=crew["alice"], project=design.project, designs=[design], reviewers=[crew["bob"]]
         )
     assert "archived" in refused.value.errors["designs"]
+
+
+def test_the_compare_page_offers_a_review_of_the_comparison(client, crew, design_in):
+    from studio.designs import services as design_services
+    from tests.conftest import example_spec
+
+    first = design_in(crew["alice"], crew["team"])
+    second = design_services.design_create(
+        actor=crew["alice"],
+        project=first.project,
+        name="Second",
+        spec=example_spec("two-region-hierarchical"),
+        message="test",
+    )
+    client.force_login(crew["alice"])
+    page = client.get(f"/compare/?design={first.pk}&design={second.pk}").content.decode()
+    link = f"/projects/{first.project.pk}/reviews/?design={first.pk}&amp;design={second.pk}"
+    assert link in page
+    form = client.get(link.replace("&amp;", "&")).content.decode()
+    assert form.count("checked") >= 2
