@@ -195,10 +195,6 @@ def owed_count(user) -> int:
     )
 
 
-def unread_notifications(user) -> QuerySet[Notification]:
-    return Notification.objects.filter(user=user, read_at__isnull=True)
-
-
 def open_comments(review: ReviewRequest) -> QuerySet[Comment]:
     return review.comments.filter(parent__isnull=True, resolved_at__isnull=True)
 

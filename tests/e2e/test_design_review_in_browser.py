@@ -84,7 +84,7 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
         expect(page_b.locator("#threads")).to_contain_text("negotiated price")
 
         # A sees it within two seconds, without reloading.
-        expect(page_a.locator("#threads")).to_contain_text("negotiated price", timeout=2_500)
+        expect(page_a.locator("#threads")).to_contain_text("negotiated price", timeout=2_000)
         expect(page_a.locator("#threads .anchor-chip").first).to_contain_text("TCO")
         assert page_a.evaluate("window.__notReloaded") is True
         screenshot(page_a, "review-comment-live")
