@@ -17,7 +17,6 @@ from studio.designs.models import Design, DesignRevision
 from studio.reviews.anchors import anchor_label
 from studio.reviews.models import (
     Comment,
-    Notification,
     ReviewPolicy,
     ReviewRequest,
     ReviewSubject,
