@@ -65,7 +65,7 @@ from models_engine.engines.sweep.reduce import feasibility as sweep_feasibility
 from models_engine.engines.sweep.reduce import reduce_sweep
 from models_engine.engines.sweep.result import ScalingResult
 from models_engine.engines.sweep.variants import VariantError, VariantGrid, variant_doc
-from models_engine.pipeline import ENGINE_ORDER, evaluate, run_engines
+from models_engine.pipeline import ENGINE_ORDER, evaluate, evaluate_headline, run_engines
 from models_engine.presets import spec_from_system
 from models_engine.price_overrides import entry_with_price, priced_entry
 from models_engine.quick_look import quick_look
@@ -157,6 +157,7 @@ __all__ = [
     "design_to_dict",
     "entry_with_price",
     "evaluate",
+    "evaluate_headline",
     "evaluate_roadmap",
     "field_docs",
     "flatten_spec",

@@ -303,10 +303,56 @@ def evaluate(
     }
 
 
+# The engines the headline reads (models_engine.headline) and, through the graph, everything
+# they consume: every step but those no headline figure depends on (the scaling curve, ~2/3 of
+# a 16K-GPU design's evaluation).
+HEADLINE_READS = ("performance", "regions", "facility", "reliability", "cost", "security")
+
+
+def _with_inputs(names: tuple[str, ...]) -> tuple[str, ...]:
+    consumes = {step.name: step.consumes for step in STEPS}
+    needed, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo.extend(consumes[name])
+    return tuple(step.name for step in STEPS if step.name in needed)
+
+
+HEADLINE_STEPS = _with_inputs(HEADLINE_READS)
+
+
+def evaluate_headline(
+    spec_doc: dict,
+    catalog_entries: dict[str, list[dict]] | None = None,
+    accepted_risks: list[dict] | None = None,
+) -> dict:
+    """The headline `evaluate` would report, from only the engines it reads: the fast path
+    for re-evaluating a what-if in place (validation errors as `evaluate`)."""
+    design = validate_design(spec_doc, catalog_entries)
+    results = run_engines(
+        design.spec,
+        design.catalog,
+        design.gpu,
+        accepted_risks=accepted_risks,
+        only=HEADLINE_STEPS,
+    )
+    return headline(results)
+
+
 def _engine_version() -> str:
     from models_engine import __version__
 
     return __version__
 
 
-__all__ = ["ENGINE_ORDER", "STEPS", "catalog_with", "evaluate", "run_engines"]
+__all__ = [
+    "ENGINE_ORDER",
+    "HEADLINE_STEPS",
+    "STEPS",
+    "catalog_with",
+    "evaluate",
+    "evaluate_headline",
+    "run_engines",
+]

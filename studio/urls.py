@@ -203,6 +203,7 @@ urlpatterns = [
     path("catalog/", catalog_views.catalog_page, name="catalog"),
     path("validation/", validation_views.validation_page, name="validation"),
     path("docs/spec/", spec_docs, name="spec-docs"),
+    path("", include("studio.reviews.urls")),
     path("accounts/", include("studio.accounts.urls")),
     path("api/", include("studio.api.urls")),
     path("admin/", admin.site.urls),

@@ -9,6 +9,7 @@ from rest_framework.exceptions import ValidationError
 from studio.catalog.models import TeamCatalogEntry
 from studio.core.filters import DefaultedFilterSet, IdFilter
 from studio.designs.filters import DesignFilter, ProjectFilter
+from studio.reviews.models import Comment, ReviewRequest
 from studio.runs.filters import EngineRunFilter
 
 __all__ = ["DesignFilter", "EngineRunFilter", "ProjectFilter", "StrictFilterBackend"]
@@ -52,3 +53,20 @@ class TeamCatalogEntryFilter(DefaultedFilterSet):
     class Meta:
         model = TeamCatalogEntry
         fields = ["team", "kind"]
+
+
+class ReviewFilter(DefaultedFilterSet):
+    project = IdFilter(field_name="project_id")
+    design = IdFilter(field_name="designs__id", distinct=True)
+
+    class Meta:
+        model = ReviewRequest
+        fields = ["project", "design"]
+
+
+class ReviewCommentFilter(DefaultedFilterSet):
+    review = IdFilter(field_name="review_id")
+
+    class Meta:
+        model = Comment
+        fields = ["review", "anchor_kind"]

@@ -2,7 +2,14 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from studio.api import report_views, sheet_views, sweep_views, validation_views, views
+from studio.api import (
+    report_views,
+    review_views,
+    sheet_views,
+    sweep_views,
+    validation_views,
+    views,
+)
 from studio.core.inputs import IdConverter
 
 router = DefaultRouter()
@@ -11,6 +18,8 @@ router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("runs", views.EngineRunViewSet, basename="api-run")
 router.register("reports", report_views.ReportViewSet, basename="api-report")
 router.register("sweeps", sweep_views.SweepViewSet, basename="api-sweep")
+router.register("reviews", review_views.ReviewViewSet, basename="api-review")
+router.register("review-comments", review_views.ReviewCommentViewSet, basename="api-review-comment")
 router.register("catalog-entries", views.TeamCatalogEntryViewSet, basename="api-catalog-entry")
 
 urlpatterns = [

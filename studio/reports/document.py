@@ -357,6 +357,7 @@ def report_context(report, *, for_pdf: bool = False) -> dict:
         *[(f"engine-{s['key']}", s["title"]) for s in sections],
         ("findings", "Findings to act on"),
         ("diff", "Changes since the previous report"),
+        ("signoff", "Sign-off"),
         ("sources", "Assumptions and sources"),
     ]
     return {
@@ -373,6 +374,7 @@ def report_context(report, *, for_pdf: bool = False) -> dict:
         "assumptions": all_assumptions[:PDF_ASSUMPTIONS] if for_pdf else all_assumptions,
         "more_assumptions": len(all_assumptions) - PDF_ASSUMPTIONS if for_pdf else 0,
         "contents": contents,
+        "signoffs": [(c, c.get("signoff")) for c in covers],
         "for_pdf": for_pdf,
     }
 

@@ -17,6 +17,7 @@ from studio.core.errors import DomainError
 from studio.designs.models import Design, Project
 from studio.reports.models import PdfStatus, Report
 from studio.reports.pdf import render_report_pdf
+from studio.reviews.selectors import signoff_of
 from studio.runs.models import EngineRun
 from studio.runs.selectors import latest_done_run, results_are_current
 
@@ -90,7 +91,8 @@ def report_create(
         raise ReportInvalid("Every design must belong to this project.")
     if not title.strip():
         raise ReportInvalid("A report needs a title.", field="title")
-    covers = [snapshot_of(d) for d in designs]
+    # The sign-off (reviewers, verdicts, open comments) is frozen with the results it judged.
+    covers = [{**snapshot_of(d), "signoff": signoff_of(d)} for d in designs]
     base = snapshot_of(baseline) if baseline else None
     roadmap, roadmap_error = roadmap_for(project, covers[0], base)
     with transaction.atomic():

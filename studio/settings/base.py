@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "studio.catalog",
     "studio.designs",
     "studio.runs",
+    "studio.reviews",
     "studio.reports",
     "studio.api",
 ]
@@ -86,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
+                "studio.reviews.context_processors.review_badge",
             ],
         },
     },
@@ -267,10 +269,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Design, evaluate and compare AI training clusters.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # Runs and sweeps both have a `status`: each its own named enum in the schema.
+    # Runs and sweeps both have a `status`, several models a `kind`: each choice set is its own
+    # named enum in the schema.
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "studio.runs.models.RunStatus",
         "SweepStatusEnum": "studio.runs.models.SweepStatus",
+        "ReviewKindEnum": "studio.reviews.models.ReviewKind",
+        "VerdictKindEnum": "studio.reviews.models.VerdictKind",
+        "AnchorKindEnum": "studio.reviews.models.AnchorKind",
     },
     # Swagger UI assets from the sidecar package: no CDN, CSP stays strict.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -5,6 +5,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from studio.accounts.scoping import ScopingError, TeamScopedObjectMixin
 from studio.catalog import services as catalog_services
+from studio.reviews import services as review_services
 from studio.runs import services as run_services
 from tests.conftest import team_gpu_entry
 
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(team_a, team_b, design_in):
+def world(team_a, team_b, design_in, make_member):
     alice, _alpha = team_a
     bob, bravo = team_b
     design_b = design_in(bob, bravo, name="Bravo design")
@@ -30,8 +31,15 @@ def world(team_a, team_b, design_in):
         design=design_b,
         definition={"axes": [{"path": "economics.utilisation", "values": [0.5, 0.9]}]},
     )
+    carol, _ = make_member("carol", "Bravo", role="editor")
+    review_b = review_services.review_request(
+        actor=bob, project=design_b.project, designs=[design_b], reviewers=[carol]
+    )
+    comment_b = review_services.comment_add(actor=carol, review=review_b, body="Bravo only")
     return {
         "sweep_b": sweep_b,
+        "review_b": review_b,
+        "comment_b": comment_b,
         "alice": alice,
         "design_b": design_b,
         "run_b": run_b,
@@ -49,6 +57,10 @@ def _object_urls(world) -> list[str]:
         f"/api/projects/{design.project.pk}/",
         f"/api/designs/{design.pk}/",
         f"/api/runs/{world['run_b'].pk}/",
+        f"/reviews/{world['review_b'].pk}/",
+        f"/reviews/{world['review_b'].pk}/present/",
+        f"/api/reviews/{world['review_b'].pk}/",
+        f"/api/review-comments/{world['comment_b'].pk}/",
     ]
 
 
@@ -67,6 +79,15 @@ def _named_object_patterns(resolver=None, namespace_admin=False):
 
 
 def _object_for(name: str, world) -> int:
+    # Review URLs first: "project-review-new" takes a project, "review-comment" a review.
+    for prefix, obj in (
+        ("comment-", world["comment_b"]),
+        ("api-review-comment", world["comment_b"]),
+        ("review-", world["review_b"]),
+        ("api-review", world["review_b"]),
+    ):
+        if name.startswith(prefix):
+            return obj.pk
     for kind, obj in (
         ("team", world["design_b"].project.team),
         ("catalog-entry", world["entry_b"]),

@@ -24,7 +24,9 @@ def api_token(team_a, design_in):
 def api_schema(api_token):
     headers = {"Authorization": f"Bearer {api_token}"}
     schema = schemathesis.openapi.from_wsgi("/api/schema/", application, headers=headers)
-    return schema.include(path_regex=r"^/api/(projects|designs|runs|catalog-entries|spec-schema)")
+    return schema.include(
+        path_regex=r"^/api/(projects|designs|runs|catalog-entries|spec-schema|reviews|review-comments)"
+    )
 
 
 def _fuzz(operation, headers: dict) -> list[int]:
