@@ -239,3 +239,11 @@ def cable_schedule(
         )
         for cable in cabling.cables():
             yield site.site_id, cable
+
+
+def dcim_export_zip(spec, physical: PhysicalResult, fabric: FabricResult, network) -> bytes:
+    """NetBox CSV/YAML and Nautobot JSON of the plan and its IPAM, zipped (`netbox.py`)."""
+    from .dcim import dcim_bundle
+    from .netbox import dcim_zip
+
+    return dcim_zip(dcim_bundle(spec, physical, fabric, network))
