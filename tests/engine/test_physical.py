@@ -3,6 +3,7 @@ cable schedule holds every fabric link once; reach errors name the field; big de
 small; the DCIM export carries the same counts."""
 
 import io
+import itertools
 import json
 import zipfile
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_racks_and_devices_match_facility_and_fabric(starter):
     assert (leaves, spines) == (switches.leaf, switches.spine) == (8, 4)
     for template in site.templates:  # devices never overlap and stay inside the rack
         used = sorted((d.u, d.u + d.height_u - 1) for d in template.devices)
-        assert all(a[1] < b[0] for a, b in zip(used, used[1:], strict=False))
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(used))
         assert template.units_used <= template.height_u
 
 
@@ -86,7 +87,7 @@ def test_overfull_rack_names_the_rack_height(starter):
 
 
 def test_16k_gpus_stay_small_and_the_schedule_is_lazy():
-    spec, res = plan("llama3-16k-h100-roce")
+    _spec, res = plan("llama3-16k-h100-roce")
     physical = res["physical"]
     assert len(json.dumps(physical.to_json())) < 200_000
     links = res["fabric"].sites[0].scale_out.links
