@@ -198,11 +198,11 @@ def templates_table(site, table_id: str):
     columns = [
         Column("Racks"),
         Column("Kind"),
-        Column("Count", numeric=True),
+        Column("Count", "racks", numeric=True),
         Column("Used", "U", numeric=True),
         Column("Free", "U", numeric=True),
         Column("Power", "kW", numeric=True),
-        Column("PDUs", numeric=True),
+        Column("PDUs", "per rack", numeric=True),
         Column("Devices"),
     ]
     rows = []
@@ -231,7 +231,7 @@ def cables_table(site, table_id: str):
         Column("Link class"),
         Column("Cable type"),
         Column("Length class"),
-        Column("Links", numeric=True),
+        Column("Links", "cables", numeric=True),
         Column("Longest", "m", numeric=True),
         Column("Reach", "m", numeric=True),
         Column("Within reach"),
