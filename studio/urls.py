@@ -95,6 +95,11 @@ urlpatterns = [
         network_export.run_network_configs,
         name="run-network-configs",
     ),
+    path(
+        "runs/<id:pk>/cable-schedule/",
+        physical_export.run_cable_schedule_page,
+        name="run-cable-schedule-page",
+    ),
     path("runs/<id:pk>/dcim.zip", physical_export.run_dcim_export, name="run-dcim-export"),
     path("api/runs/<id:pk>/dcim.zip", physical_export.run_dcim_export, name="api-run-dcim-export"),
     re_path(

@@ -5,8 +5,10 @@ the IPAM). Same callers as the network configs: signed-in users for runs their t
 
 import csv
 import io
+import itertools
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
 from openpyxl import Workbook
 
 import models_engine
@@ -104,3 +106,39 @@ def run_dcim_export(request, pk: int):
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+PAGE_ROWS = 100
+
+
+def run_cable_schedule_page(request, pk: int):
+    """The cable schedule as a paged table (`?page=N`, PAGE_ROWS links a page), generated
+    lazily: a page of a 16k-GPU design reads only the links up to it."""
+    run, feed, spec, results = _plan(request, pk)
+    total = sum(site.cable_links for site in results.physical.sites)
+    pages = max(1, -(-total // PAGE_ROWS))
+    try:
+        page = min(max(1, int(request.GET.get("page", "1"))), pages)
+    except ValueError:
+        return HttpResponse(
+            f"page: a whole number from 1 to {pages}",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    start = (page - 1) * PAGE_ROWS
+    rows = list(itertools.islice(_rows(spec, results), start, start + PAGE_ROWS))
+    _audit_feed_use(feed, run.revision.design.project, f"run {pk} cable schedule page {page}")
+    return render(
+        request,
+        "runs/cable_schedule.html",
+        {
+            "run": run,
+            "columns": CABLE_COLUMNS,
+            "rows": rows,
+            "page": page,
+            "pages": pages,
+            "total": f"{total:,}",
+            "first": f"{start + 1:,}",
+            "last": f"{start + len(rows):,}",
+        },
+    )

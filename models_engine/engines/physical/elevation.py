@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from models_engine.engines.fabric.result import BomLine, SiteFabric
 from models_engine.engines.facility.result import SiteFacility
+from models_engine.systems import RACK_UNITS_PER_GPU_DEFAULT
 
 from .data import (
     PATCH_PANEL_MPO_PORTS,
@@ -138,6 +139,14 @@ def rack_system_devices(system: dict, sku) -> list[tuple[str, int, str, str | No
     )
 
 
+def server_height_u(system: dict) -> int:
+    """The server's catalog height, else 1U per GPU (DGX H100: 8U for 8 GPUs, the shared
+    systems module's default for a system of unknown height)."""
+    if system["rack_units"]:
+        return int(system["rack_units"])
+    return math.ceil(system["gpus_per_system"] * RACK_UNITS_PER_GPU_DEFAULT)
+
+
 def compute_templates(
     facility: SiteFacility,
     sku,
@@ -158,7 +167,7 @@ def compute_templates(
             devices = rack_system_devices(system, sku) * systems
             nodes = sum(1 for d in devices if d[0] == "node")
         else:
-            units = system["rack_units"] or 1
+            units = server_height_u(system)
             devices = [("node", units, system["name"], system["id"], system["name"])] * systems
             nodes = systems
         devices = devices + _patch_panels(nodes * optical_links_per_node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from models_engine.spec.physical import Physical
 
 from .data import CABLE_TYPE_LABEL, PDU_KW
+from .elevation import server_height_u
 from .result import Assumption, CableClass, RackTemplate
 
 
@@ -75,6 +76,19 @@ def cable_findings(classes: list[CableClass], types, site_id: str) -> list[dict]
                 )
             )
     return out
+
+
+def height_assumptions(facility_sites) -> list[Assumption]:
+    """A row for each site whose server height is not in the catalog (1U per GPU assumed)."""
+    return [
+        Assumption(
+            name=f"server height ({site.system['name']})",
+            value=f"{server_height_u(site.system)}U",
+            source="assumption: 1U per GPU (DGX H100 ratio); not in the catalog",
+        )
+        for site in facility_sites
+        if site.system["form"] == "server" and not site.system["rack_units"]
+    ][:1]
 
 
 def assumptions_of(spec) -> list[Assumption]:

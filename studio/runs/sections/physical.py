@@ -104,7 +104,12 @@ def blocks(results: TypedResults, run=None) -> list[Block]:
         built.append(
             Paragraph(
                 text(
-                    "Download: full cable schedule ",
+                    link(
+                        "Cable schedule, port to port",
+                        reverse("run-cable-schedule-page", args=[run.pk]),
+                        id="cable-schedule-page",
+                    ),
+                    " · download: full cable schedule ",
                     link("CSV", cables_url(run, "csv"), id="cable-schedule-csv"),
                     " / ",
                     link("XLSX", cables_url(run, "xlsx"), id="cable-schedule-xlsx"),

@@ -64,3 +64,15 @@ def test_dcim_bundle_from_the_api_and_other_teams_get_404(client, starter_run, t
     client.force_login(team_b[0])
     assert client.get(url).status_code == 404
     assert client.get(f"/runs/{run.pk}/cable-schedule.csv").status_code == 404
+
+
+def test_cable_schedule_pages_through_every_link(client, starter_run):
+    alice, run = starter_run
+    client.force_login(alice)
+    links = run.results["physical"]["sites"][0]["cable_links"]
+    pages = -(-links // 100)
+    first = client.get(f"/runs/{run.pk}/cable-schedule/").content.decode()
+    assert first.count("<tr>") == 100 + 1  # header row + one page
+    last = client.get(f"/runs/{run.pk}/cable-schedule/?page={pages}").content.decode()
+    assert last.count("<tr>") == links - (pages - 1) * 100 + 1
+    assert client.get(f"/runs/{run.pk}/cable-schedule/?page=x").status_code == 400
