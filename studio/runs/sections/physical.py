@@ -214,7 +214,8 @@ def templates_table(site, table_id: str):
     for t in site.templates:
         devices: dict[str, int] = {}
         for d in t.devices:
-            devices[d.label] = devices.get(d.label, 0) + 1
+            name = d.label if d.model in d.label else f"{d.label} ({d.model})"
+            devices[name] = devices.get(name, 0) + 1
         rows.append(
             [
                 t.first_rack if t.racks == 1 else f"{t.first_rack}-{t.last_rack}",
