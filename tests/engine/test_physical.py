@@ -115,3 +115,30 @@ def test_dcim_export_counts_match_the_plan(starter):
     model = {d["name"]: d["device_type"] for d in bundle["devices"]}
     assert all((model[c["side_a_device"]], c["side_a_name"]) in ports for c in bundle["cables"])
     assert {p["prefix"] for p in bundle["prefixes"]} >= set(res["network"].pools.values())
+
+
+@pytest.mark.parametrize(
+    "name", ["h100-256-onprem-starter", "gb200-nvl72-multirack", "two-region-hierarchical"]
+)
+def test_summary_counts_what_the_full_schedule_lists(name):
+    """The stored summary (uplink targets asked once per pod) equals the summary of the full
+    port-to-port schedule, class by class."""
+    from models_engine.engines.physical import _summarise, placed_devices
+    from models_engine.engines.physical.cabling import FloorGeometry, SiteCabling, chosen_types
+
+    spec, res = plan(name)
+    devices = placed_devices(spec, res["physical"])
+    for site in res["physical"].sites:
+        fabric = res["fabric"].site(site.site_id)
+        types = chosen_types(fabric, spec.physical)
+        network = next(s for s in res["network"].sites if s.site_id == site.site_id)
+        full = SiteCabling(
+            fabric, network, devices[site.site_id], FloorGeometry.of(spec.physical), types
+        )
+        assert _summarise(full.cables(), types, spec_catalog(), fabric) == site.cables
+
+
+def spec_catalog():
+    from models_engine.catalog import load_catalog
+
+    return load_catalog()

@@ -93,7 +93,9 @@ def _site(
     )
     devices = site_devices(templates, positions)
     types = chosen_types(fabric, physical)
-    cabling = SiteCabling(fabric, network, devices, FloorGeometry.of(physical), types)
+    cabling = SiteCabling(
+        fabric, network, devices, FloorGeometry.of(physical), types, runs_only=True
+    )
     classes = _summarise(cabling.cables(), types, catalog, fabric)
     rows = max((run.row for run in floor), default=0)
     halls = max((run.hall for run in floor), default=0)
@@ -166,9 +168,12 @@ def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
     counts: dict[tuple, list] = {}
     for cable in cables:
         key = (cable.network, cable.link_class, cable.cable_type, cable.length_class)
-        entry = counts.setdefault(key, [0, 0.0])
+        entry = counts.get(key)
+        if entry is None:
+            entry = counts[key] = [0, 0.0]
         entry[0] += 1
-        entry[1] = max(entry[1], cable.length_m)
+        if cable.length_m > entry[1]:
+            entry[1] = cable.length_m
     order = {"same rack": 0, "same row": 1, "cross-row": 2, "cross-hall": 3}
     rows = []
     for (network, cls, cable_type, where), (links, longest) in sorted(

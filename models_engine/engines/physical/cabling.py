@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from models_engine.engines.fabric.result import SiteFabric
 from models_engine.engines.network.result import SiteNetwork
@@ -32,8 +33,9 @@ from .devices import PlacedDevice
 COMPUTE_CLASSES = ("node_leaf", "leaf_spine", "spine_core")
 
 
-@dataclass(frozen=True)
-class Cable:
+class Cable(NamedTuple):
+    """One link of the schedule (a tuple: a 16k-GPU schedule builds ~44k of them)."""
+
     network: str
     link_class: str
     a_device: str
@@ -56,6 +58,7 @@ class FloorGeometry:
     rows_per_hall: int
     hall_to_hall_m: float
     slack_fraction: float
+    _runs: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, physical) -> FloorGeometry:
@@ -69,7 +72,15 @@ class FloorGeometry:
         )
 
     def run(self, a: PlacedDevice, b: PlacedDevice) -> tuple[float, str]:
-        """(ordered length in m, length class) of a cable between two placed devices."""
+        """(ordered length in m, length class) of a cable between two placed devices (memoised
+        by rack and U: many links share both ends' places)."""
+        key = (a.rack, a.u, b.rack, b.u)
+        found = self._runs.get(key)
+        if found is None:
+            found = self._runs[key] = self._measure(a, b)
+        return found
+
+    def _measure(self, a: PlacedDevice, b: PlacedDevice) -> tuple[float, str]:
         pa, pb = a.position, b.position
         if a.rack == b.rack:
             raw, where = abs(a.u - b.u) * RACK_UNIT_M + 2 * TRAY_RISE_M, "same rack"
@@ -144,15 +155,38 @@ def _port(ethernet: bool, number: int) -> str:
     return f"Ethernet{number}" if ethernet else f"IB{number}"
 
 
-class SiteCabling:
-    """Generates one site's links from the fabric and network results and the placed devices."""
+class Run(NamedTuple):
+    """What the summary needs of a link: its class, type and length (no names or ports)."""
 
-    def __init__(self, fabric: SiteFabric, network: SiteNetwork | None, devices, geometry, types):
+    network: str
+    link_class: str
+    cable_type: str
+    length_m: float
+    length_class: str
+
+
+class SiteCabling:
+    """Generates one site's links from the fabric and network results and the placed devices.
+
+    `runs_only=True` yields `Run`s instead of `Cable`s and takes each pod's leaf-to-spine (and
+    each spine position's spine-to-core) targets once, since the network engine's topology
+    spreads uplinks by pod and position only; a test checks both modes count alike."""
+
+    def __init__(
+        self,
+        fabric: SiteFabric,
+        network: SiteNetwork | None,
+        devices,
+        geometry,
+        types,
+        runs_only: bool = False,
+    ):
         self.fabric = fabric
         self.network = network
         self.devices = devices
         self.geometry = geometry
         self.types = types
+        self.runs_only = runs_only
         self.ethernet = fabric.scale_out.technology.startswith("roce")
 
     def cables(self) -> Iterator[Cable]:
@@ -164,6 +198,8 @@ class SiteCabling:
     def _cable(self, network, cls, a: PlacedDevice, a_port, b: PlacedDevice, b_port, speed):
         cable_type, _ = self.types[(network, cls)]
         length, where = self.geometry.run(a, b)
+        if self.runs_only:
+            return Run(network, cls, cable_type, length, where)
         return Cable(
             network,
             cls,
@@ -241,6 +277,9 @@ class SiteCabling:
             "spine": self.devices.get("compute/spine", []),
             "core": self.devices.get("compute/core", []),
         }
+        if self.runs_only:
+            yield from self._switch_runs(topo, by_role)
+            return
         for link in topo.all_links():
             lower = by_role[link.lower.role]
             upper = by_role[link.upper.role]
@@ -257,6 +296,25 @@ class SiteCabling:
                 _port(self.ethernet, link.upper_port),
                 speed,
             )
+
+    def _switch_runs(self, topo: SiteTopology, by_role) -> Iterator[Run]:
+        """Leaf-spine and spine-core runs; uplink targets depend on the pod (leaves) and the
+        position in the pod (spines) only, so each is asked of the topology once."""
+        for role, cls, key_of in (
+            ("leaf", "leaf_spine", lambda d: d.pod),
+            ("spine", "spine_core", lambda d: d.role_index % max(topo.spines_per_pod, 1)),
+        ):
+            lower, upper = by_role[role], by_role["spine" if role == "leaf" else "core"]
+            count = topo.leaves if role == "leaf" else topo.spines
+            targets: dict[int, list[int]] = {}
+            for i in range(min(count, len(lower))):
+                device = topo.leaf(i) if role == "leaf" else topo.spine(i)
+                key = key_of(device)
+                if key not in targets:
+                    targets[key] = [link.upper.role_index for link in topo.uplinks_of(device)]
+                for t in targets[key]:
+                    if t < len(upper):
+                        yield self._cable("compute", cls, lower[i], "", upper[t], "", 0.0)
 
     def _aux(self, name: str) -> Iterator[Cable]:
         aux = getattr(self.fabric, f"{name}_network")
