@@ -134,32 +134,65 @@ def _node_links_per_node(fabric: SiteFabric) -> int:
 
 
 def _leaf_rack_spans(fabric: SiteFabric, templates) -> dict[str, tuple[int, int]]:
-    """Compute-leaf rack -> (first, last) compute rack index its leaves serve."""
-    out = fabric.scale_out
+    """Leaf rack -> (first, last) compute rack index its leaves serve, for the compute fabric's
+    leaves and the separate frontend and storage networks' leaves."""
     compute = [t for t in templates if t.kind == "compute"]
     nodes_per_rack = (
         max((sum(1 for d in t.devices if d.group == "node") for t in compute), default=1) or 1
     )
+    out = fabric.scale_out
+    spans: dict[str, tuple[int, int]] = {}
     group = out.links.get("node_leaf")
-    if not group or not out.switches.leaf:
-        return {}
-    per_node = max(1, group.links // max(out.nodes, 1))
-    per_leaf = -(-group.links // out.switches.leaf)
+    if group and out.switches.leaf:
+        rail = (out.nodes_per_su, out.leaves_per_su) if out.nodes_per_su else None
+        spans |= _spans_of(
+            templates,
+            "compute/leaf",
+            group.links,
+            out.switches.leaf,
+            out.nodes,
+            nodes_per_rack,
+            rail,
+        )
+    for name in ("frontend", "storage"):
+        aux = getattr(fabric, f"{name}_network")
+        links = aux.links.get("node_leaf")
+        leaves = next((t["switches"] for t in aux.tiers if t["tier"] == "leaf"), 0)
+        if aux.mode == "separate" and aux.nic_ports and links and leaves:
+            spans |= _spans_of(
+                templates,
+                f"{name}/leaf",
+                links["links"],
+                leaves,
+                out.nodes,
+                nodes_per_rack,
+                None,
+                node_links=aux.nic_ports,
+            )
+    return spans
+
+
+def _spans_of(templates, group, links, leaves, nodes, nodes_per_rack, rail, node_links=None):
+    """Spans of the racks holding `group` leaves: leaf i serves the node ports packed onto
+    it in order (or, on a rail-optimized fabric, the nodes of its scalable unit)."""
+    per_node = max(1, (node_links or links) // max(nodes, 1))
+    per_leaf = -(-links // leaves)
     spans, leaf = {}, 0
     for template in templates:
-        leaves_here = sum(1 for d in template.devices if d.group == "compute/leaf")
-        if not leaves_here:
+        here = sum(1 for d in template.devices if d.group == group)
+        if not here:
             continue
         for name in rack_names(template):
-            first_leaf, last_leaf = leaf, leaf + leaves_here - 1
-            leaf += leaves_here
-            if out.nodes_per_su and out.leaves_per_su:
-                first_node = first_leaf // out.leaves_per_su * out.nodes_per_su
-                last_node = (last_leaf // out.leaves_per_su + 1) * out.nodes_per_su - 1
+            first_leaf, last_leaf = leaf, leaf + here - 1
+            leaf += here
+            if rail:
+                nodes_per_su, leaves_per_su = rail
+                first_node = first_leaf // leaves_per_su * nodes_per_su
+                last_node = (last_leaf // leaves_per_su + 1) * nodes_per_su - 1
             else:
                 first_node = first_leaf * per_leaf // per_node
                 last_node = ((last_leaf + 1) * per_leaf - 1) // per_node
-            last_node = min(last_node, out.nodes - 1)
+            last_node = max(first_node, min(last_node, nodes - 1))
             spans[name] = (first_node // nodes_per_rack, last_node // nodes_per_rack)
     return spans
 

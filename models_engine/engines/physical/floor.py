@@ -37,7 +37,8 @@ def rack_order(
     templates: list[RackTemplate], leaf_rack_spans: dict[str, tuple[int, int]]
 ) -> list[RackPlace]:
     """Racks in floor order. `leaf_rack_spans`: leaf rack name -> (first, last) index of the
-    compute racks its leaves serve."""
+    compute racks its leaves serve; each leaf rack stands before the middle rack of its span,
+    every other network rack at the centre of the compute racks."""
     compute = [
         RackPlace(n, t.template, "compute")
         for t in templates
@@ -50,25 +51,14 @@ def rack_order(
         if t.kind == "network"
         for n in rack_names(t)
     ]
-    order: list[RackPlace] = []
-    placed = 0  # compute racks emitted so far
+    anchored = [(i, 1, rack) for i, rack in enumerate(compute)]
+    centre = len(compute) // 2
     for rack in network:
         span = leaf_rack_spans.get(rack.name)
-        if span is None:
-            continue
-        middle = min(len(compute), (span[0] + span[1] + 1) // 2)
-        order.extend(compute[placed:middle])
-        placed = max(placed, middle)
-        order.append(rack)
-        end = min(len(compute), span[1] + 1)
-        order.extend(compute[placed:end])
-        placed = max(placed, end)
-    order.extend(compute[placed:])
-    # Spines, cores and the other networks' racks stand at the centre of the floor, which
-    # halves their longest run compared with the end of the last row.
-    centre = len(order) // 2
-    others = [r for r in network if r.name not in leaf_rack_spans]
-    return order[:centre] + others + order[centre:]
+        anchor = (span[0] + span[1] + 1) // 2 if span else centre
+        anchored.append((anchor, 0, rack))
+    anchored.sort(key=lambda item: (item[0], item[1]))
+    return [rack for _, _, rack in anchored]
 
 
 def lay_out(
