@@ -23,7 +23,13 @@ from .cabling import Cable, FloorGeometry, SiteCabling, cable_type_reach_m, chos
 from .data import CABLE_TYPE_LABEL
 from .devices import PlacedDevice, site_devices
 from .elevation import compute_templates, gear_of, network_templates
-from .findings import assumptions_of, cable_findings, height_assumptions, rack_findings
+from .findings import (
+    assumptions_of,
+    cable_findings,
+    gear_height_assumptions,
+    height_assumptions,
+    rack_findings,
+)
 from .floor import lay_out, positions_from_floor, rack_names, rack_order
 from .result import CableClass, PhysicalResult, SitePhysical
 
@@ -55,7 +61,9 @@ def evaluate_physical(
     findings = [f for s in sites for f in s.findings]
     return PhysicalResult(
         sites=sites,
-        assumptions=assumptions_of(spec) + height_assumptions(facility.sites),
+        assumptions=assumptions_of(spec)
+        + height_assumptions(facility.sites)
+        + gear_height_assumptions(fabric.bom),
         findings=findings,
         breakdown={
             "racks_by_kind": _sum_by_kind(sites),

@@ -91,6 +91,27 @@ def height_assumptions(facility_sites) -> list[Assumption]:
     ][:1]
 
 
+def gear_height_assumptions(bom) -> list[Assumption]:
+    """A row for each rack-mounted network part whose height the catalog does not give (the
+    facility engine's 1U default is used, so racks and elevations agree)."""
+    seen = {}
+    for line in bom:
+        if (
+            line.placement == "network rack"
+            and line.category in ("switch", "appliance", "router")
+            and not line.rack_units
+        ):
+            seen.setdefault(line.catalog_id or line.item, line.item.split(": ", 1)[-1])
+    return [
+        Assumption(
+            name=f"height ({name})",
+            value="1U",
+            source="assumption: not in the catalog (facility engine's default)",
+        )
+        for name in seen.values()
+    ]
+
+
 def assumptions_of(spec) -> list[Assumption]:
     """Each floor figure used, marked "design" when the spec states it, else its default."""
     stated = spec.physical.model_fields_set
