@@ -24,6 +24,8 @@ from models_engine.engines.network.addressing import PoolExhausted
 from models_engine.engines.network.archive import network_configs, network_configs_zip
 from models_engine.engines.network.result import NetworkResult
 from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.physical import cable_schedule, dcim_export_zip
+from models_engine.engines.physical.result import PhysicalResult
 from models_engine.engines.regions.result import RegionsResult, TrainingWithWan
 from models_engine.engines.reliability.result import ReliabilityResult
 from models_engine.engines.result_base import RESULT_SCHEMA_VERSION, EngineResult
@@ -119,6 +121,7 @@ __all__ = [
     "NetworkResult",
     "PerformanceResult",
     "Phase",
+    "PhysicalResult",
     "PoolExhausted",
     "Reference",
     "RegionsResult",
@@ -146,13 +149,12 @@ __all__ = [
     "VariantGrid",
     "WanPlan",
     "__version__",
+    "cable_schedule",
     "catalog_with",
-<<<<<<< HEAD
+    "cost_delta",
+    "dcim_export_zip",
     "design_evidence",
     "design_facts",
-=======
-    "cost_delta",
->>>>>>> h-bom
     "design_json_schema",
     "design_to_dict",
     "entry_with_price",

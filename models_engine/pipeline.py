@@ -25,6 +25,7 @@ from models_engine.engines.facility import FacilityResult, evaluate_facility
 from models_engine.engines.network import NetworkResult, evaluate_network
 from models_engine.engines.performance import evaluate_performance
 from models_engine.engines.performance.result import PerformanceResult
+from models_engine.engines.physical import PhysicalResult, evaluate_physical
 from models_engine.engines.regions import evaluate_regions
 from models_engine.engines.regions.result import RegionsResult
 from models_engine.engines.regions.site_fill import fill_sites
@@ -105,6 +106,14 @@ def _facility(
     ctx: EvaluationContext, fabric: FabricResult, storage: StorageResult
 ) -> FacilityResult:
     return evaluate_facility(ctx.spec, ctx.catalog, fabric=fabric, storage=storage, sites=ctx.sites)
+
+
+def _physical(
+    ctx: EvaluationContext, fabric: FabricResult, facility: FacilityResult, network: NetworkResult
+) -> PhysicalResult:
+    return evaluate_physical(
+        ctx.spec, ctx.catalog, fabric=fabric, facility=facility, network=network
+    )
 
 
 def _regions(
@@ -208,6 +217,7 @@ STEPS: tuple[Step, ...] = (
     Step("performance", ("fabric", "storage_supply"), _performance),
     Step("storage", ("performance", "storage_supply"), _storage),
     Step("facility", ("fabric", "storage"), _facility),
+    Step("physical", ("fabric", "facility", "network"), _physical),
     Step("regions", ("performance", "storage"), _regions),
     Step(
         "reliability",

@@ -15,7 +15,7 @@ from studio.designs import (
     sheet_views,
 )
 from studio.designs import views as project_views
-from studio.reports import export_views, network_export, validation_views
+from studio.reports import export_views, network_export, physical_export, validation_views
 from studio.reports import report_views as report_pages
 from studio.reports import views as report_views
 from studio.runs import design_views, risk_views
@@ -174,6 +174,23 @@ urlpatterns = [
         "runs/<id:pk>/network-configs.zip",
         network_export.run_network_configs,
         name="run-network-configs",
+    ),
+    path(
+        "runs/<id:pk>/cable-schedule/",
+        physical_export.run_cable_schedule_page,
+        name="run-cable-schedule-page",
+    ),
+    path("runs/<id:pk>/dcim.zip", physical_export.run_dcim_export, name="run-dcim-export"),
+    path("api/runs/<id:pk>/dcim.zip", physical_export.run_dcim_export, name="api-run-dcim-export"),
+    re_path(
+        r"^runs/(?P<pk>[0-9]{1,19})/cable-schedule\.(?P<fmt>csv|xlsx)$",
+        physical_export.run_cable_schedule,
+        name="run-cable-schedule",
+    ),
+    re_path(
+        r"^api/runs/(?P<pk>[0-9]{1,19})/cable-schedule\.(?P<fmt>csv|xlsx)$",
+        physical_export.run_cable_schedule,
+        name="api-run-cable-schedule",
     ),
     path(
         "api/runs/<id:pk>/network-configs.zip",

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 # Bump when a stored result's shape changes; the studio re-runs results of older versions.
 # 4: software stacks, schedules, SHARP, checkpoints as a resource, energy boundaries, the
-# logical network.
-RESULT_SCHEMA_VERSION = 4
+# logical network. 5: the physical plan.
+RESULT_SCHEMA_VERSION = 5
 
 JsonDict = dict[str, Any]
 

@@ -12,6 +12,7 @@ from .economics import Economics
 from .fabric import Fabric
 from .facility import Facility
 from .network import Network
+from .physical import Physical
 from .regions import Regions
 from .security import Security
 from .storage import Storage
@@ -52,6 +53,9 @@ class DesignSpec(SpecModel):
     security: Security = section_field(Security(), description="Security controls in place.")
     economics: Economics = section_field(Economics(), description="Ownership and prices.")
     network: Network = section_field(Network(), description="Addressing, routing, tenants.")
+    physical: Physical = section_field(
+        Physical(), description="Rack height, rows, halls and cable types of the physical plan."
+    )
 
     @model_validator(mode="after")
     def _check_across_sections(self) -> DesignSpec:

@@ -14,6 +14,7 @@ from models_engine import (
     FacilityResult,
     NetworkResult,
     PerformanceResult,
+    PhysicalResult,
     RegionsResult,
     ReliabilityResult,
     ScalingResult,
@@ -69,6 +70,7 @@ class TypedResults:
     performance: PerformanceResult | None = None
     fabric: FabricResult | None = None
     network: NetworkResult | None = None
+    physical: PhysicalResult | None = None
     storage: StorageResult | None = None
     facility: FacilityResult | None = None
     regions: RegionsResult | None = None
@@ -88,6 +90,7 @@ RESULT_CLASSES: dict[str, type[EngineResult]] = {
     "performance": PerformanceResult,
     "fabric": FabricResult,
     "network": NetworkResult,
+    "physical": PhysicalResult,
     "storage": StorageResult,
     "facility": FacilityResult,
     "regions": RegionsResult,

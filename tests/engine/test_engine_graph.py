@@ -25,6 +25,9 @@ ALLOWED_CALLS = {
     ("sweep", "cost"),
     # The WAN exchange time is the collectives model's ring over sites.
     ("regions", "collectives"),
+    # The cable schedule and the DCIM IPAM take each uplink's ports and each switch's addresses
+    # from the network engine's own plan, regenerated on demand as its config renderer does.
+    ("physical", "network"),
 }
 
 

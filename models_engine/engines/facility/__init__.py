@@ -92,7 +92,7 @@ def evaluate_site_facility(
     compute_rack_list = compute_racks(system, systems, limit)
     network_rack_list = network_racks(network_bom, limit, 1)
     racks = compute_rack_list + network_rack_list
-    place_on_floor(racks)
+    place_on_floor(racks, spec.physical.racks_per_row)
     compute_count = sum(rack["count"] for rack in compute_rack_list)
     network_count = sum(rack["count"] for rack in network_rack_list)
 
@@ -144,7 +144,7 @@ def evaluate_site_facility(
             "compute_rack_kw": compute_rack_list[0]["kw"],
             "rack_circuit_kw_needed": max(rack["kw"] for rack in racks)
             / BREAKER_CONTINUOUS_DERATING,
-            "floor": floor_plan(compute_count + network_count),
+            "floor": floor_plan(compute_count + network_count, spec.physical.racks_per_row),
         },
         "racks": racks,
         "power": {

@@ -110,19 +110,19 @@ def network_racks(bom: Sequence[BomLine], limit_kw: float, first: int) -> list[d
     return racks
 
 
-def place_on_floor(racks: list[dict]) -> None:
-    """Give each rack group the floor position of its first rack (rows of RACKS_PER_ROW,
-    compute racks first, then network racks), in place."""
+def place_on_floor(racks: list[dict], racks_per_row: int = RACKS_PER_ROW) -> None:
+    """Give each rack group the floor position of its first rack (rows of `racks_per_row`,
+    the design's physical.racks_per_row; compute racks first, then network racks), in place."""
     index = 0
     for rack in racks:
-        rack["floor_row"] = index // RACKS_PER_ROW + 1
-        rack["floor_slot"] = index % RACKS_PER_ROW + 1
+        rack["floor_row"] = index // racks_per_row + 1
+        rack["floor_slot"] = index % racks_per_row + 1
         index += rack["count"]
 
 
-def floor_plan(total_racks: int) -> dict:
+def floor_plan(total_racks: int, racks_per_row: int = RACKS_PER_ROW) -> dict:
     return {
-        "racks_per_row": RACKS_PER_ROW,
-        "rows": math.ceil(total_racks / RACKS_PER_ROW),
+        "racks_per_row": racks_per_row,
+        "rows": math.ceil(total_racks / racks_per_row),
         "total_racks": total_racks,
     }

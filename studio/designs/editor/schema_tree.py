@@ -18,6 +18,7 @@ SECTIONS = [
     "network",
     "storage",
     "facility",
+    "physical",
     "regions",
     "security",
     "economics",

@@ -42,6 +42,7 @@ SECTIONS: list[tuple[str, str, list[tuple[str, Builder]]]] = [
     fabric.SECTION,
     ("network", "Network", []),  # tables only: studio/runs/sections/network.py
     facility.SECTION,
+    ("physical", "Physical plan", []),  # elevations and tables: sections/physical.py
     storage.SECTION,
     reliability.SECTION,
     regions.SECTION,
