@@ -3,7 +3,7 @@ comments and verdicts (list, add), resolving a thread. Scoped like the rest of t
 spreadsheet trackers pull the lists."""
 
 from django.contrib.auth import get_user_model
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from studio.accounts.models import Role
 from studio.api import filters
+from studio.api.openapi import documented
 from studio.api.scoping import TeamScopedViewSet
 from studio.api.serializers import IdField
 from studio.designs.selectors import projects_visible_to
@@ -153,6 +154,10 @@ class ResolveSerializer(serializers.Serializer):
     resolved = serializers.BooleanField()
 
 
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: ReviewSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: ReviewSerializer}, 404)),
+)
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = reviews_visible_to
     serializer_class = ReviewSerializer
@@ -163,7 +168,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
     def safely_get_queryset(self, queryset):
         return queryset.prefetch_related("reviewers")
 
-    @extend_schema(request=ReviewCreateSerializer, responses=ReviewSerializer)
+    @extend_schema(
+        request=ReviewCreateSerializer,
+        responses=documented({201: ReviewSerializer}, 400, 403, 404),
+    )
     def create(self, request, *args, **kwargs):
         payload = ReviewCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -191,8 +199,16 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             raise ValidationError({k: [v] for k, v in exc.errors.items()}) from exc
         return Response(ReviewSerializer(review).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(methods=["get"], request=None, responses=CommentSerializer(many=True))
-    @extend_schema(methods=["post"], request=CommentCreateSerializer, responses=CommentSerializer)
+    @extend_schema(
+        methods=["get"],
+        request=None,
+        responses=documented({200: CommentSerializer(many=True)}, 404),
+    )
+    @extend_schema(
+        methods=["post"],
+        request=CommentCreateSerializer,
+        responses=documented({201: CommentSerializer}, 400, 403, 404),
+    )
     @action(detail=True, methods=["get", "post"])
     def comments(self, request, pk=None, format=None):
         """GET: every comment (threads: `parent`); POST: a comment, viewers included."""
@@ -223,9 +239,15 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
             raise ValidationError({k: [v] for k, v in exc.errors.items()}) from exc
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(methods=["get"], request=None, responses=VerdictSerializer(many=True))
     @extend_schema(
-        methods=["post"], request=VerdictCreateSerializer, responses=VerdictSerializer(many=True)
+        methods=["get"],
+        request=None,
+        responses=documented({200: VerdictSerializer(many=True)}, 404),
+    )
+    @extend_schema(
+        methods=["post"],
+        request=VerdictCreateSerializer,
+        responses=documented({201: VerdictSerializer(many=True)}, 400, 403, 404),
     )
     @action(detail=True, methods=["get", "post"])
     def verdicts(self, request, pk=None, format=None):
@@ -250,6 +272,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScoped
         return Response(VerdictSerializer(verdicts, many=True).data, status=status.HTTP_201_CREATED)
 
 
+@extend_schema_view(
+    list=extend_schema(responses=documented({200: CommentSerializer(many=True)}, 400)),
+    retrieve=extend_schema(responses=documented({200: CommentSerializer}, 404)),
+)
 class ReviewCommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TeamScopedViewSet):
     scope_selector = comments_visible_to
     serializer_class = CommentSerializer
@@ -259,7 +285,9 @@ class ReviewCommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tea
     def safely_get_queryset(self, queryset):
         return queryset.select_related("author", "revision")
 
-    @extend_schema(request=ResolveSerializer, responses=CommentSerializer)
+    @extend_schema(
+        request=ResolveSerializer, responses=documented({200: CommentSerializer}, 400, 403, 404)
+    )
     @action(detail=True, methods=["post"])
     def resolve(self, request, pk=None, format=None):
         """POST {resolved: true|false}: resolve or reopen the thread."""

@@ -4,32 +4,42 @@ the IPAM). Same callers as the network configs: signed-in users for runs their t
 (session or API token), a feed token for the runs of its one project; anything else 404."""
 
 import csv
-import io
 import itertools
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
-from openpyxl import Workbook
 
 import models_engine
+from studio.accounts.download_auth import token_readable
+from studio.core.formula_guard import safe_cell
 from studio.reports.export_views import _audit_feed_use
 from studio.reports.network_export import _visible_run
+from studio.reports.renderers import Column, Table, to_xlsx
 from studio.runs.selectors import typed_results
 
 CABLE_COLUMNS = (
-    "site",
-    "network",
-    "link_class",
-    "a_device",
-    "a_port",
-    "a_rack",
-    "b_device",
-    "b_port",
-    "b_rack",
-    "speed_gbps",
-    "cable_type",
-    "length_m",
-    "length_class",
+    Column("site", "Site"),
+    Column("network", "Network", definition="compute, frontend or storage fabric"),
+    Column("link_class", "Link class", definition="node-leaf, leaf-spine, spine-core ..."),
+    Column("a_device", "A device"),
+    Column("a_port", "A port"),
+    Column("a_rack", "A rack"),
+    Column("b_device", "B device"),
+    Column("b_port", "B port"),
+    Column("b_rack", "B rack"),
+    Column("speed_gbps", "Speed", "Gb/s"),
+    Column("cable_type", "Cable type", definition="DAC / ACC / AEC / AOC or fibre with optics"),
+    Column(
+        "length_m",
+        "Length",
+        "m",
+        definition="ordered length: the run between the racks plus the stated slack",
+    ),
+    Column(
+        "length_class",
+        "Length class",
+        definition="same rack, same row, cross-row or cross-hall",
+    ),
 )
 
 
@@ -68,6 +78,7 @@ class _Echo:
         return value
 
 
+@token_readable
 def run_cable_schedule(request, pk: int, fmt: str):
     run, feed, spec, results = _plan(request, pk)
     _audit_feed_use(feed, run.revision.design.project, f"run {pk} cables.{fmt}")
@@ -77,14 +88,11 @@ def run_cable_schedule(request, pk: int, fmt: str):
         lines = (writer.writerow(row) for row in _chain_header(_rows(spec, results)))
         response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     else:
-        book = Workbook(write_only=True)
-        sheet = book.create_sheet("cables")
-        for row in _chain_header(_rows(spec, results)):
-            sheet.append(row)
-        buffer = io.BytesIO()
-        book.save(buffer)
+        keys = [c.key for c in CABLE_COLUMNS]
+        rows = [dict(zip(keys, row, strict=True)) for row in _rows(spec, results)]
+        table = Table(f"Cable schedule, run {pk}", list(CABLE_COLUMNS), rows)
         response = HttpResponse(
-            buffer.getvalue(),
+            to_xlsx(table),
             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
     response["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -93,10 +101,11 @@ def run_cable_schedule(request, pk: int, fmt: str):
 
 
 def _chain_header(rows):
-    yield CABLE_COLUMNS
+    yield [safe_cell(c.header) for c in CABLE_COLUMNS]
     yield from rows
 
 
+@token_readable
 def run_dcim_export(request, pk: int):
     run, feed, spec, results = _plan(request, pk)
     archive = models_engine.dcim_export_zip(spec, results.physical, results.fabric, results.network)

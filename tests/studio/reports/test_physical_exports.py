@@ -41,10 +41,13 @@ def test_cable_schedule_has_one_row_per_link(client, starter_run):
     links = run.results["physical"]["sites"][0]["cable_links"]
     csv_text = b"".join(client.get(f"/runs/{run.pk}/cable-schedule.csv").streaming_content)
     lines = csv_text.decode().strip().splitlines()
-    assert lines[0].startswith("site,network,link_class,a_device")
+    assert lines[0].startswith("Site,Network,Link class,A device")
+    assert "Speed (Gb/s)" in lines[0] and "Length (m)" in lines[0]
     assert len(lines) == links + 1
     book = load_workbook(io.BytesIO(client.get(f"/runs/{run.pk}/cable-schedule.xlsx").content))
-    assert book["cables"].max_row == links + 1
+    sheet = book.worksheets[0]
+    assert sheet.max_row == links + 1 and sheet.freeze_panes == "A2"
+    assert isinstance(sheet.cell(2, 10).value, int | float)  # speed: a number, not text
 
 
 def test_dcim_bundle_from_the_api_and_other_teams_get_404(client, starter_run, team_b):

@@ -151,8 +151,9 @@ def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
     team_a, design_in, client
 ):
     """The L40S pod: its fabric upgrade is not proposed (PCIe-bound step), its control plane
-    adds storage-network lines with no catalog price, several phases change nothing the cost
-    engine prices. Page and API say so instead of showing $0."""
+    adds storage-network lines (priced: catalog or marked allowance, since every BOM line has
+    a price now), several phases change nothing the cost engine prices. Page and API say so
+    instead of showing $0."""
     from tests.studio.reports.conftest import evaluate
 
     alice, alpha = team_a
@@ -170,8 +171,9 @@ def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
     page = client.get(f"/reports/{report.pk}/").content.decode()
     table = page.split('id="phase-table"')[1].split("</table>")[0]
     assert "$0" not in table
-    assert "not priced" in table and "unpriced line" in table and "not proposed" in table
-    assert "Unpriced lines (left out of the phase" in page and "PCIe" in page
+    assert "no BOM change" in table and "not proposed" in table
+    assert "unpriced line" not in table  # every BOM line is priced or a marked allowance
+    assert "PCIe" in page
     assert "MFU (vs the BF16 peak)" in page
     assert "saves $-" not in page and re.search(r"net cost \$[\d.,]+k?/yr", page)
     api = client.get(f"/api/reports/{report.pk}/").json()["roadmap"]
@@ -179,7 +181,7 @@ def test_roadmap_costs_name_what_is_unpriced_and_never_show_a_made_up_zero(
     assert phases["fabric-upgrade"]["status"] == "not-proposed"
     assert phases["fabric-upgrade"]["capex_usd"] is None
     assert phases["assessment"]["capex_usd"] is None  # no action the cost engine prices
-    assert phases["control-plane"]["capex_usd"] > 0 and phases["control-plane"]["unpriced"]
+    assert phases["control-plane"]["capex_usd"] > 0 and not phases["control-plane"]["unpriced"]
     assert "roadmap" not in client.get("/api/reports/").json()["results"][0]
 
 

@@ -28,8 +28,13 @@ UNIT = re.compile(r"\(.+\)")
 
 
 @pytest.fixture(scope="module", params=EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def results(request) -> dict:
-    return models_engine.evaluate(json.loads(request.param.read_text()))
+def example(request) -> dict:
+    return json.loads(request.param.read_text())
+
+
+@pytest.fixture(scope="module")
+def results(example) -> dict:
+    return models_engine.evaluate(example)
 
 
 @pytest.fixture(scope="module")
@@ -213,15 +218,18 @@ def test_monte_carlo_histogram_when_the_engine_ran_it():
     assert reliability.monte_carlo_figure(TypedResults(reliability=without)) is None
 
 
-def _run(results: dict) -> SimpleNamespace:
+def _run(results: dict, spec: dict) -> SimpleNamespace:
     return SimpleNamespace(
-        pk=1, results=results, figures=None, revision=SimpleNamespace(design=SimpleNamespace(pk=1))
+        pk=1,
+        results=results,
+        figures=None,
+        revision=SimpleNamespace(design=SimpleNamespace(pk=1), spec=spec),
     )
 
 
 @pytest.mark.django_db  # the page stores the figures it builds on the run (none here: pk 1 absent)
-def test_section_templates_render(results, typed):
-    run = _run(results)
+def test_section_templates_render(example, results, typed):
+    run = _run(results, example)
     context = {"run": run, **results_context(run)}
     pages = {}
     for key, _title, _builders in SECTIONS:
@@ -265,7 +273,7 @@ def test_section_templates_render(results, typed):
 
 def test_section_templates_render_without_results():
     """A run without (current) results renders every section empty, without an error."""
-    run = _run({"headline": {}})
+    run = _run({"headline": {}}, {})
     context = {"run": run, **results_context(run)}
     for key, _title, _builders in SECTIONS:
         render_to_string(f"runs/sections/_{key}.html", context)
