@@ -93,6 +93,7 @@ CALIBRATION_RUNS = {
     ),
     "deepseek_v3/pretrain": lambda c: c.family == "dgxc-deepseek-v3-mbridge",
     "Megatron-LM DeepSeek-V3 GB200 MXFP8": lambda c: c.family == "megatron-lm-deepseek-v3-gb200",
+    "MT-NLG 530B 280-node row": lambda c: c.id == "mt-nlg-530b-2240",
 }
 # Where the engine keeps its calibration texts: per SKU today, per stack x GPU generation
 # once software stacks are a workload choice.
@@ -271,6 +272,8 @@ def test_fitted_cases_keep_todays_bounds(report):
 # engine learns to express later do not move them); re-measure the file when a case changes
 # role or the engine improves (python -m tests.engine.test_validation_registry rewrites it).
 # Re-measured on branch h-perf2 over all 78 scored check runs: median 5.1 %, p90 19.5 %.
+# Re-measured on branch h-perf3 over all 79 scored check runs (MT-NLG 280-node row now fit, its
+# 350- and 420-node rows added as checks): median 5.1 %, p90 15.4 %.
 BASELINE_FILE = Path(__file__).parent / "validation_check_baseline.json"
 BASELINE = json.loads(BASELINE_FILE.read_text())
 MARGIN = 0.005  # half a percentage point over the measured median / p90
