@@ -220,7 +220,7 @@ def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
     for (network, cls, cable_type, where), (links, longest) in sorted(
         counts.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][3]])
     ):
-        reach, _ = cable_type_reach_m(catalog, cable_type, fabric)
+        reach = _reach_m(catalog, fabric, network, cls, cable_type, types)
         rows.append(
             CableClass(
                 network=network,
@@ -236,6 +236,20 @@ def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
             )
         )
     return rows
+
+
+def _reach_m(catalog, fabric: SiteFabric, network: str, cls: str, cable_type, types) -> float:
+    """What the link class's medium reaches: the fabric engine's figure for the medium it
+    chose (its shortest module or its cable), or the catalog's for a type the design states."""
+    if types[(network, cls)][1] == "fabric":
+        if network == "compute":
+            group = fabric.scale_out.links.get(cls)
+            reach = group.reach_m if group else 0.0
+        else:
+            reach = getattr(fabric, f"{network}_network").links.get(cls, {}).get("reach_m", 0.0)
+        if reach:
+            return reach
+    return cable_type_reach_m(catalog, cable_type, fabric)[0]
 
 
 def _sum_by_kind(sites) -> dict[str, int]:

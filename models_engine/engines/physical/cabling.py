@@ -17,17 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from models_engine.cable_runs import RACK_UNIT_M, TRAY_RISE_M, standard_length
 from models_engine.engines.fabric.result import SiteFabric
 from models_engine.engines.network.result import SiteNetwork
 from models_engine.engines.network.topology import SiteTopology
 
-from .data import (
-    FALLBACK_REACH_M,
-    MEDIUM_CABLE_TYPE,
-    RACK_UNIT_M,
-    STANDARD_CABLE_LENGTHS_M,
-    TRAY_RISE_M,
-)
+from .data import FALLBACK_REACH_M, MEDIUM_CABLE_TYPE
 from .devices import PlacedDevice
 
 COMPUTE_CLASSES = ("node_leaf", "leaf_spine", "spine_core")
@@ -102,13 +97,6 @@ class FloorGeometry:
     def _to_entrance(self, p) -> float:
         row_in_hall = (p.row - 1) % self.rows_per_hall
         return (p.slot - 1) * self.rack_width_m + row_in_hall * self.row_pitch_m
-
-
-def standard_length(metres: float) -> float:
-    for length in STANDARD_CABLE_LENGTHS_M:
-        if metres <= length:
-            return float(length)
-    return float(math.ceil(metres / 50.0) * 50)
 
 
 def cable_type_reach_m(catalog, cable_type: str, fabric: SiteFabric) -> tuple[float, str]:
