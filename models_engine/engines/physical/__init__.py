@@ -19,7 +19,14 @@ from models_engine.engines.fabric.result import FabricResult, SiteFabric
 from models_engine.engines.facility.result import FacilityResult, SiteFacility
 from models_engine.engines.network.result import NetworkResult
 
-from .cabling import Cable, FloorGeometry, SiteCabling, cable_type_reach_m, chosen_types
+from .cabling import (
+    Cable,
+    FloorGeometry,
+    SiteCabling,
+    cable_type_reach_m,
+    chosen_types,
+    tally_runs,
+)
 from .data import CABLE_TYPE_LABEL
 from .devices import PlacedDevice, site_devices
 from .elevation import compute_templates, gear_of, network_templates
@@ -104,7 +111,7 @@ def _site(
     cabling = SiteCabling(
         fabric, network, devices, FloorGeometry.of(physical), types, runs_only=True
     )
-    classes = _summarise(cabling.cables(), types, catalog, fabric)
+    classes = _classes(cabling.tally(), types, catalog, fabric)
     rows = max((run.row for run in floor), default=0)
     halls = max((run.hall for run in floor), default=0)
     by_kind = {"compute": 0, "network": 0}
@@ -206,15 +213,11 @@ def _spans_of(templates, group, links, leaves, nodes, nodes_per_rack, rail, node
 
 
 def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
-    counts: dict[tuple, list] = {}
-    for cable in cables:
-        key = (cable.network, cable.link_class, cable.cable_type, cable.length_class)
-        entry = counts.get(key)
-        if entry is None:
-            entry = counts[key] = [0, 0.0]
-        entry[0] += 1
-        if cable.length_m > entry[1]:
-            entry[1] = cable.length_m
+    """The cable classes of a full schedule (the stored summary of `_site`, counted again)."""
+    return _classes(tally_runs(cables), types, catalog, fabric)
+
+
+def _classes(counts: dict[tuple, list], types, catalog, fabric) -> list[CableClass]:
     order = {"same rack": 0, "same row": 1, "cross-row": 2, "cross-hall": 3}
     rows = []
     for (network, cls, cable_type, where), (links, longest) in sorted(

@@ -143,20 +143,37 @@ def _port(ethernet: bool, number: int) -> str:
     return f"Ethernet{number}" if ethernet else f"IB{number}"
 
 
-class Run(NamedTuple):
-    """What the summary needs of a link: its class, type and length (no names or ports)."""
+def tally_runs(cables) -> dict[tuple, list]:
+    """(network, link class, cable type, length class) -> [links, longest run in m]."""
+    tally: dict[tuple, list] = {}
+    for cable in cables:
+        _tally(
+            tally,
+            cable.network,
+            cable.link_class,
+            cable.cable_type,
+            cable.length_m,
+            cable.length_class,
+        )
+    return tally
 
-    network: str
-    link_class: str
-    cable_type: str
-    length_m: float
-    length_class: str
+
+def _tally(tally: dict, network, cls, cable_type, length: float, where: str) -> None:
+    entry = tally.get((network, cls, cable_type, where))
+    if entry is None:
+        tally[(network, cls, cable_type, where)] = [1, length]
+        return
+    entry[0] += 1
+    if length > entry[1]:
+        entry[1] = length
 
 
 class SiteCabling:
     """Generates one site's links from the fabric and network results and the placed devices.
 
-    `runs_only=True` yields `Run`s instead of `Cable`s and takes each pod's leaf-to-spine (and
+    `runs_only=True` builds no `Cable`: each link only adds to `tally` (counts and longest run
+    per class, what the stored result keeps; `tally()` runs it) and takes each pod's
+    leaf-to-spine (and
     each spine position's spine-to-core) targets once, since the network engine's topology
     spreads uplinks by pod and position only; a test checks both modes count alike."""
 
@@ -175,7 +192,14 @@ class SiteCabling:
         self.geometry = geometry
         self.types = types
         self.runs_only = runs_only
+        self.tally_by_class: dict[tuple, list] = {}
         self.ethernet = fabric.scale_out.technology.startswith("roce")
+
+    def tally(self) -> dict[tuple, list]:
+        """Every link counted into its class, no per-link object kept (`runs_only`)."""
+        for _ in self.cables():
+            pass
+        return self.tally_by_class
 
     def cables(self) -> Iterator[Cable]:
         yield from self._node_leaf()
@@ -187,7 +211,8 @@ class SiteCabling:
         cable_type, _ = self.types[(network, cls)]
         length, where = self.geometry.run(a, b)
         if self.runs_only:
-            return Run(network, cls, cable_type, length, where)
+            _tally(self.tally_by_class, network, cls, cable_type, length, where)
+            return None
         return Cable(
             network,
             cls,
@@ -285,7 +310,7 @@ class SiteCabling:
                 speed,
             )
 
-    def _switch_runs(self, topo: SiteTopology, by_role) -> Iterator[Run]:
+    def _switch_runs(self, topo: SiteTopology, by_role) -> Iterator[None]:
         """Leaf-spine and spine-core runs; uplink targets depend on the pod (leaves) and the
         position in the pod (spines) only, so each is asked of the topology once."""
         for role, cls, key_of in (
