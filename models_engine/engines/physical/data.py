@@ -17,8 +17,10 @@ PDU_FEEDS = {"N": 1, "N+1": 2, "2N": 2}
 
 # --- Rack-scale systems (NVL72 class) ---------------------------------------------------------
 # Power shelves hold 6 PSUs each (8 shelves x 6 PSUs x 5.5 kW in the GB200 NVL72 reference
-# rack, [S8], stated). Compute and NVLink switch trays and power shelves are 1U each
-# (ASSUMPTION from NVIDIA's GB200 NVL72 rack drawings: 1U trays, 1U power shelves).
+# rack, [S8], stated). Compute and NVLink switch trays are 1U each: "18x 1RU compute trays ...
+# 9x 1RU NVLink switch trays" (NVIDIA DGX GB Rack Scale Systems User Guide, Hardware, Rack
+# Configuration, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html, 2025, stated).
+# Power shelves 1U each (ASSUMPTION: the guide does not give their height).
 PSUS_PER_POWER_SHELF = 6
 RACK_SYSTEM_TRAY_U = 1
 POWER_SHELF_U = 1
