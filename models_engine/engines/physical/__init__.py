@@ -29,7 +29,7 @@ from .cabling import (
 )
 from .data import CABLE_TYPE_LABEL
 from .devices import PlacedDevice, site_devices
-from .elevation import compute_templates, gear_of, network_templates
+from .elevation import compute_templates, gear_of, network_templates, storage_templates
 from .findings import (
     assumptions_of,
     cable_findings,
@@ -96,6 +96,9 @@ def _site(
     node_links = _node_links_per_node(fabric)
     templates = compute_templates(facility, sku, node_links, height, redundancy, liquid)
     templates += network_templates(facility, gear_of(fabric, bom), height, redundancy)
+    templates += storage_templates(
+        facility, _links_per_appliance(fabric, facility), height, redundancy
+    )
     spans = _leaf_rack_spans(fabric, templates)
     liquid_templates = {t.template for t in templates if t.liquid_cooled}
     cdus = int((facility.cooling.liquid_loop or {}).get("cdus") or 0)
@@ -114,7 +117,7 @@ def _site(
     classes = _classes(cabling.tally(), types, catalog, fabric)
     rows = max((run.row for run in floor), default=0)
     halls = max((run.hall for run in floor), default=0)
-    by_kind = {"compute": 0, "network": 0}
+    by_kind = {"compute": 0, "network": 0, "storage": 0}
     for t in templates:
         by_kind[t.kind] += t.racks
     findings = rack_findings(templates, fabric.site_id) + cable_findings(
@@ -146,6 +149,18 @@ def _node_links_per_node(fabric: SiteFabric) -> int:
         if aux.mode == "separate" and aux.nic_ports:
             total += aux.nic_ports
     return -(-total // nodes)
+
+
+def _links_per_appliance(fabric: SiteFabric, facility: SiteFacility) -> int:
+    """Storage-network target ports per storage appliance (the fabric's target ports over the
+    facility's appliances); 0 when the storage network is converged."""
+    appliances = sum(
+        int(r["items"][0]["what"].rpartition(" x")[2]) * r["count"]
+        for r in facility.racks
+        if r["kind"] == "storage"
+    )
+    targets = fabric.storage_network.storage_target_ports or 0
+    return -(-targets // appliances) if appliances else 0
 
 
 def _leaf_rack_spans(fabric: SiteFabric, templates) -> dict[str, tuple[int, int]]:

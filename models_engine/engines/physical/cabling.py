@@ -356,6 +356,8 @@ class SiteCabling:
                             _port(ethernet, port),
                             node_links["link_speed_gbps"],
                         )
+        if name == "storage" and leaves and node_links:
+            yield from self._storage_targets(aux, leaves, node_links, ethernet)
         uplinks = aux.links.get("leaf_spine")
         if leaves and spines and uplinks:
             per_leaf_up = max(1, uplinks["links"] // len(leaves))
@@ -374,3 +376,27 @@ class SiteCabling:
                         uplinks["link_speed_gbps"],
                     )
                     used[s] += 1
+
+    def _storage_targets(self, aux, leaves, node_links, ethernet: bool) -> Iterator[Cable]:
+        """The storage systems' target ports (the fabric's `storage_target_ports`), spread
+        over the placed appliances, on the leaf ports after the nodes' ports."""
+        appliances = self.devices.get("storage-system", [])
+        targets = aux.storage_target_ports or 0
+        if not appliances or not targets:
+            return
+        per_node = max(1, aux.nic_ports // max(self.fabric.scale_out.nodes, 1))
+        first = min(len(self.devices.get("node", [])), self.fabric.scale_out.nodes) * per_node
+        per_leaf = math.ceil(node_links["links"] / len(leaves))
+        for t in range(targets):  # round robin: every appliance gets a port before any two
+            port, appliance = divmod(t, len(appliances))
+            leaf_i, leaf_port = divmod(first + t, per_leaf)
+            if leaf_i < len(leaves):
+                yield self._cable(
+                    "storage",
+                    "node_leaf",
+                    appliances[appliance],
+                    f"st{port + 1}",
+                    leaves[leaf_i],
+                    _port(ethernet, leaf_port),
+                    node_links["link_speed_gbps"],
+                )
