@@ -39,6 +39,7 @@ from .findings import (
 )
 from .floor import lay_out, positions_from_floor, rack_names, rack_order
 from .result import CableClass, PhysicalResult, SitePhysical
+from .runs import RunCounter
 
 __all__ = [
     "Cable",
@@ -111,10 +112,8 @@ def _site(
     )
     devices = site_devices(templates, positions)
     types = chosen_types(fabric, physical)
-    cabling = SiteCabling(
-        fabric, network, devices, FloorGeometry.of(physical), types, runs_only=True
-    )
-    classes = _classes(cabling.tally(), types, catalog, fabric)
+    counter = RunCounter(fabric, network, devices, FloorGeometry.of(physical), types)
+    classes = _classes(counter.count(), types, catalog, fabric)
     rows = max((run.row for run in floor), default=0)
     halls = max((run.hall for run in floor), default=0)
     by_kind = {"compute": 0, "network": 0, "storage": 0}

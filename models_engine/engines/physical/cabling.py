@@ -158,12 +158,12 @@ def tally_runs(cables) -> dict[tuple, list]:
     return tally
 
 
-def _tally(tally: dict, network, cls, cable_type, length: float, where: str) -> None:
+def _tally(tally: dict, network, cls, cable_type, length: float, where: str, links=1) -> None:
     entry = tally.get((network, cls, cable_type, where))
     if entry is None:
-        tally[(network, cls, cable_type, where)] = [1, length]
+        tally[(network, cls, cable_type, where)] = [links, length]
         return
-    entry[0] += 1
+    entry[0] += links
     if length > entry[1]:
         entry[1] = length
 
@@ -171,11 +171,8 @@ def _tally(tally: dict, network, cls, cable_type, length: float, where: str) -> 
 class SiteCabling:
     """Generates one site's links from the fabric and network results and the placed devices.
 
-    `runs_only=True` builds no `Cable`: each link only adds to `tally` (counts and longest run
-    per class, what the stored result keeps; `tally()` runs it) and takes each pod's
-    leaf-to-spine (and
-    each spine position's spine-to-core) targets once, since the network engine's topology
-    spreads uplinks by pod and position only; a test checks both modes count alike."""
+    The evaluate step counts runs without building links (`runs.RunCounter`, same rules);
+    a test checks both count alike."""
 
     def __init__(
         self,
@@ -184,22 +181,13 @@ class SiteCabling:
         devices,
         geometry,
         types,
-        runs_only: bool = False,
     ):
         self.fabric = fabric
         self.network = network
         self.devices = devices
         self.geometry = geometry
         self.types = types
-        self.runs_only = runs_only
-        self.tally_by_class: dict[tuple, list] = {}
         self.ethernet = fabric.scale_out.technology.startswith("roce")
-
-    def tally(self) -> dict[tuple, list]:
-        """Every link counted into its class, no per-link object kept (`runs_only`)."""
-        for _ in self.cables():
-            pass
-        return self.tally_by_class
 
     def cables(self) -> Iterator[Cable]:
         yield from self._node_leaf()
@@ -210,9 +198,6 @@ class SiteCabling:
     def _cable(self, network, cls, a: PlacedDevice, a_port, b: PlacedDevice, b_port, speed):
         cable_type, _ = self.types[(network, cls)]
         length, where = self.geometry.run(a, b)
-        if self.runs_only:
-            _tally(self.tally_by_class, network, cls, cable_type, length, where)
-            return None
         return Cable(
             network,
             cls,
@@ -290,9 +275,6 @@ class SiteCabling:
             "spine": self.devices.get("compute/spine", []),
             "core": self.devices.get("compute/core", []),
         }
-        if self.runs_only:
-            yield from self._switch_runs(topo, by_role)
-            return
         for link in topo.all_links():
             lower = by_role[link.lower.role]
             upper = by_role[link.upper.role]
@@ -309,25 +291,6 @@ class SiteCabling:
                 _port(self.ethernet, link.upper_port),
                 speed,
             )
-
-    def _switch_runs(self, topo: SiteTopology, by_role) -> Iterator[None]:
-        """Leaf-spine and spine-core runs; uplink targets depend on the pod (leaves) and the
-        position in the pod (spines) only, so each is asked of the topology once."""
-        for role, cls, key_of in (
-            ("leaf", "leaf_spine", lambda d: d.pod),
-            ("spine", "spine_core", lambda d: d.role_index % max(topo.spines_per_pod, 1)),
-        ):
-            lower, upper = by_role[role], by_role["spine" if role == "leaf" else "core"]
-            count = topo.leaves if role == "leaf" else topo.spines
-            targets: dict[int, list[int]] = {}
-            for i in range(min(count, len(lower))):
-                device = topo.leaf(i) if role == "leaf" else topo.spine(i)
-                key = key_of(device)
-                if key not in targets:
-                    targets[key] = [link.upper.role_index for link in topo.uplinks_of(device)]
-                for t in targets[key]:
-                    if t < len(upper):
-                        yield self._cable("compute", cls, lower[i], "", upper[t], "", 0.0)
 
     def _aux(self, name: str) -> Iterator[Cable]:
         aux = getattr(self.fabric, f"{name}_network")
