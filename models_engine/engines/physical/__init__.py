@@ -36,6 +36,7 @@ from .findings import (
     gear_height_assumptions,
     height_assumptions,
     rack_findings,
+    reach_class_assumptions,
 )
 from .floor import lay_out, positions_from_floor, rack_names, rack_order
 from .result import CableClass, PhysicalResult, SitePhysical
@@ -71,7 +72,8 @@ def evaluate_physical(
         sites=sites,
         assumptions=assumptions_of(spec)
         + height_assumptions(facility.sites)
-        + gear_height_assumptions(fabric.bom),
+        + gear_height_assumptions(fabric.bom)
+        + reach_class_assumptions(fabric.sites),
         findings=findings,
         breakdown={
             "racks_by_kind": _sum_by_kind(sites),
