@@ -5,10 +5,13 @@ cable schedule from port to port with cable type and length class.
     cable_schedule(spec, catalog, physical, fabric, network) -> Iterator[Cable]
     placed_devices(spec, physical) -> per site, devices by group
 
-Reads the fabric's switches, links and media (`FabricResult`), the facility's racks, their
-contents, power and CDUs (`FacilityResult`) and the logical topology (`NetworkResult`); it never
-re-derives their counts. The result keeps one template per distinct rack and the floor as runs;
-the full cable list is regenerated on demand from the result (`cable_schedule`).
+Reads the fabric's switches, links, media and what they reach (`FabricResult`), the facility's
+racks (compute, network, storage), their contents, power and CDUs (`FacilityResult`) and the
+logical topology (`NetworkResult`); it never re-derives their counts. It owns each run's length
+(the shared model in `models_engine/cable_runs.py`) and errors where a run exceeds its
+medium's reach. The result keeps one template per distinct rack and the floor as runs; evaluate
+counts runs with numpy (`runs.RunCounter`), and the full cable list is regenerated on demand
+from the result (`cable_schedule`).
 """
 
 from __future__ import annotations
