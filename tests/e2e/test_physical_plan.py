@@ -39,6 +39,9 @@ def test_rack_elevation_renders_and_rows_switch(live_server, page, team_a, desig
         assert shown.locator(".rack-column").count() == sum(
             r["count"] for r in site["floor"] if r["row"] == 2
         )
+        # The storage rack (six 2U DDN appliances) stands with the network racks.
+        storage = elevation.locator(".elevation-row:not([hidden]) .rack-device.el-storage")
+        assert storage.count() == 6
         screenshot(page, "physical-elevation-row-2")
     cables = page.locator(f"#physical-cables-{site['site_id']} tbody tr")
     assert cables.count() == len(site["cables"])

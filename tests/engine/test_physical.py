@@ -118,7 +118,14 @@ def test_dcim_export_counts_match_the_plan(starter):
 
 
 @pytest.mark.parametrize(
-    "name", ["h100-256-onprem-starter", "gb200-nvl72-multirack", "two-region-hierarchical"]
+    "name",
+    [
+        "h100-256-onprem-starter",
+        "gb200-nvl72-multirack",
+        "two-region-hierarchical",
+        "dgx-h100-superpod-4su",
+        "llama3-16k-h100-roce",
+    ],
 )
 def test_summary_counts_what_the_full_schedule_lists(name):
     """The stored summary (uplink targets asked once per pod) equals the summary of the full

@@ -79,8 +79,12 @@ def evaluate_site_networks(spec, catalog) -> dict:
                 note="0.689 kW max (fabric_power.md [S20]); typical not published",
             )
         )
-    frontend = build_auxiliary("frontend", fabric.frontend_network, spec, catalog, cf.nodes)
-    storage = build_auxiliary("storage", fabric.storage_network, spec, catalog, cf.nodes)
+    frontend = build_auxiliary(
+        "frontend", fabric.frontend_network, spec, catalog, cf.nodes, cf.site_reach_m
+    )
+    storage = build_auxiliary(
+        "storage", fabric.storage_network, spec, catalog, cf.nodes, cf.site_reach_m
+    )
     bom += frontend["bom"] + storage["bom"]
 
     link_speeds = [group.link_gbps for group in cf.build.groups.values()]

@@ -13,7 +13,7 @@ import math
 from .bom import bom_line
 from .build import NodeEnds, build_network
 from .clos import port_mode_for
-from .data import ETHERNET_AUX_SWITCH, LINK_DISTANCE_M
+from .data import ETHERNET_AUX_SWITCH
 from .roce import finding
 from .sizing import size_plane
 
@@ -35,8 +35,9 @@ def _switch_for(name: str, spec, catalog):
     return catalog.get("switches", ETHERNET_AUX_SWITCH)
 
 
-def build_auxiliary(name: str, network, spec, catalog, nodes: int) -> dict:
-    """Result block (and BOM) of the frontend or storage network."""
+def build_auxiliary(name: str, network, spec, catalog, nodes: int, reach_m: float) -> dict:
+    """Result block (and BOM) of the frontend or storage network. `reach_m`: the site's reach
+    class (the compute fabric's `site_reach_m`): its leaves stand anywhere on the floor."""
     path = f"fabric.{name}_network"
     if network.mode == "converged":
         return {
@@ -79,10 +80,16 @@ def build_auxiliary(name: str, network, spec, catalog, nodes: int) -> dict:
         ports_per_node=1,
         nic_speed_gbps=speed,
         twin_port_cages=False,
-        distance_m=LINK_DISTANCE_M["node-leaf-end-of-row"],
+        distance_m=reach_m,
     )
     build = build_network(
-        name=name, catalog=catalog, switch=switch, sizing=sizing, planes=1, ends=ends
+        name=name,
+        catalog=catalog,
+        switch=switch,
+        sizing=sizing,
+        planes=1,
+        ends=ends,
+        switch_reach_m=reach_m,
     )
     findings = []
     if speed > mode.speed_gbps:

@@ -17,7 +17,7 @@ from .cabling import (
     switch_cage_speed,
     upper_tier_usage,
 )
-from .data import LINK_DISTANCE_M
+from .data import DAC_MAX_REACH_M
 from .sizing import PlaneSizing
 
 
@@ -29,7 +29,7 @@ class NodeEnds:
     ports_per_node: int  # NIC ports per node on this network (links per plane)
     nic_speed_gbps: float  # port speed of one NIC port (all planes together)
     twin_port_cages: bool  # two NIC ports behind one cage (DGX H100/B200)
-    distance_m: float
+    distance_m: float  # reach class of the node-leaf links
     extra_links: int = 0  # fabric manager links on the leaves (plane 0)
     extra_name: str = ""
 
@@ -67,9 +67,18 @@ def tier_ports(switch, mode) -> TierPorts:
 
 
 def build_network(
-    *, name: str, catalog, switch, sizing: PlaneSizing, planes: int, ends: NodeEnds
+    *,
+    name: str,
+    catalog,
+    switch,
+    sizing: PlaneSizing,
+    planes: int,
+    ends: NodeEnds,
+    switch_reach_m: float,
 ) -> NetworkBuild:
-    """`switch`: one switch for every tier, or a dict tier -> switch (leaf, spine, core)."""
+    """`switch`: one switch for every tier, or a dict tier -> switch (leaf, spine, core).
+    `switch_reach_m`: reach class of the switch-to-switch links (the site floor's longest run);
+    each link class's medium and modules are chosen to reach its class."""
     switches = switch if isinstance(switch, dict) else dict.fromkeys(TIER_NAMES, switch)
     plan, attach = sizing.plan, sizing.attachment
     ports = {tier: tier_ports(switches[tier], sizing.tier_mode(tier)) for tier in TIER_NAMES}
@@ -91,15 +100,25 @@ def build_network(
     groups: dict[str, LinkGroup] = {}
     modules: dict[tuple, int] = {}
 
-    def add_modules(key, count: int) -> None:
+    def add_modules(key, count: int, group: LinkGroup) -> None:
+        """Module key: (side, speed, fiber, twin, reach class); the group reaches as far as
+        its shortest module."""
         if count:
             modules[key] = modules.get(key, 0) + count
+            reach = pick_module(catalog, *key[1:]).reach_m
+            group.reach_m = min(group.reach_m, reach) if group.reach_m else reach
 
     # Node-leaf: cables = leaf ports in use; DAC splitters serve two NIC ports per cage.
     if node_medium == "dac":
         node_cables = node_cages if twin_cage else node_native
         groups["node_leaf"] = LinkGroup(
-            "node-leaf", node_links, sizing.leaf_down_gbps, node_cables, "dac", ends.distance_m
+            "node-leaf",
+            node_links,
+            sizing.leaf_down_gbps,
+            node_cables,
+            "dac",
+            ends.distance_m,
+            reach_m=_dac_reach_m(catalog, twin_cage),
         )
     else:
         modules_per_node = (
@@ -119,17 +138,19 @@ def build_network(
             switch_cages=node_cages,
             node_modules=node_modules + extra,
         )
-        add_modules(("switch", cage_speed, fiber, twin_cage), node_cages)
-        add_modules(("node", node_module_speed, fiber, node_twin), node_modules)
-        add_modules(("extra", sizing.leaf_down_gbps, fiber, False), extra)
+        group, reach = groups["node_leaf"], ends.distance_m
+        add_modules(("switch", cage_speed, fiber, twin_cage, reach), node_cages, group)
+        add_modules(("node", node_module_speed, fiber, node_twin, reach), node_modules, group)
+        add_modules(("extra", sizing.leaf_down_gbps, fiber, False, reach), extra, group)
 
     # Switch-to-switch tiers.
     leaf_up = tier_ports(switches["leaf"], sizing.up_mode)  # may run at its own speed
     packing = {tier: (p.lpnp, p.ppc) for tier, p in ports.items()}
     upper = upper_tier_usage(plan, {**packing, "leaf": (leaf_up.lpnp, leaf_up.ppc)})
     link_gbps = sizing.up_mode.speed_gbps  # leaf uplinks, and every link above them
+    reach = switch_reach_m
     if plan.leaf_up:
-        medium = medium_for(LINK_DISTANCE_M["leaf-spine"])
+        medium = medium_for(reach)
         below, above = upper["leaf"].cages_up * planes, upper["spine"].cages_down * planes
         groups["leaf_spine"] = LinkGroup(
             "leaf-spine",
@@ -137,13 +158,14 @@ def build_network(
             link_gbps,
             upper["leaf"].native_up * planes,
             medium,
-            LINK_DISTANCE_M["leaf-spine"],
+            reach,
             switch_cages=below + above,
         )
         for tier_port, count in ((leaf_up, below), (ports["spine"], above)):
-            add_modules(("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin), count)
+            key = ("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin, reach)
+            add_modules(key, count, groups["leaf_spine"])
     if plan.cores:
-        medium = medium_for(LINK_DISTANCE_M["spine-core"])
+        medium = medium_for(reach)
         below, above = upper["spine"].cages_up * planes, upper["core"].cages_down * planes
         groups["spine_core"] = LinkGroup(
             "spine-core",
@@ -151,12 +173,13 @@ def build_network(
             link_gbps,
             upper["spine"].native_up * planes,
             medium,
-            LINK_DISTANCE_M["spine-core"],
+            reach,
             switch_cages=below + above,
         )
         for tier, count in (("spine", below), ("core", above)):
             tier_port = ports[tier]
-            add_modules(("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin), count)
+            key = ("switch", tier_port.cage_speed, fiber_of(medium), tier_port.twin, reach)
+            add_modules(key, count, groups["spine_core"])
 
     tiers = _tiers(sizing, planes, node_native, upper)
     for tier in tiers:
@@ -229,8 +252,12 @@ _SIDE_LABEL = {
 
 def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict]:
     lines = []
-    for (side, speed, fiber, twin), count in sorted(modules.items(), key=str):
-        module = pick_module(catalog, speed, fiber, twin)
+    merged: dict[tuple, int] = {}
+    for (side, speed, fiber, twin, reach), count in modules.items():
+        module = pick_module(catalog, speed, fiber, twin, reach)
+        key = (side, speed, fiber, twin, module)
+        merged[key] = merged.get(key, 0) + count
+    for (side, _speed, _fiber, _twin, module), count in sorted(merged.items(), key=str):
         note = (
             None
             if module.catalog_id
@@ -252,6 +279,13 @@ def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict
             )
         )
     return lines
+
+
+def _dac_reach_m(catalog, twin_cage: bool) -> float:
+    """Reach of the DAC the node links use (the splitter on twin-port cages), else the DAC
+    reach class."""
+    optic = catalog.optics.get("dac-800g-to-2x400g-splitter") if twin_cage else None
+    return optic.reach_m if optic else DAC_MAX_REACH_M
 
 
 def _cable_lines(network: str, groups: dict[str, LinkGroup], catalog, twin_cage: bool):

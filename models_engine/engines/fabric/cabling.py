@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from .data import (
     DAC_MAX_REACH_M,
     FALLBACK_OPTIC_W_PER_GBPS,
+    GENERIC_MODULE_REACH_M,
     MULTIMODE_MAX_REACH_M,
 )
 
 
 def medium_for(distance_m: float) -> str:
-    """dac (passive copper), multimode or single-mode optics, by reach."""
+    """dac (passive copper), multimode or single-mode optics, by the link class's reach class
+    (the longest run the floor can need, `models_engine/cable_runs.py`)."""
     if distance_m <= DAC_MAX_REACH_M:
         return "dac"
     if distance_m <= MULTIMODE_MAX_REACH_M:
@@ -41,10 +43,16 @@ class ModuleChoice:
     power_w: float | None
     power_max_w: float | None
     price_usd: float | None
+    reach_m: float
 
 
-def pick_module(catalog, speed_gbps: float, fiber: str, twin: bool) -> ModuleChoice:
-    """The catalog transceiver of this speed and fiber (twin-port preferred when asked)."""
+def pick_module(
+    catalog, speed_gbps: float, fiber: str, twin: bool, reach_m: float = 0.0
+) -> ModuleChoice:
+    """The catalog transceiver of this speed and fiber that reaches `reach_m`: the shortest
+    reach that does (DR4 100 m before DR4 500 m before 2xFR4 2 km), twin-port preferred when
+    asked, DSP modules before linear (LPO) ones, which need a host that drives them. None
+    reaches: a generic module of the IEEE reach class that does, priced by allowance."""
     matches = [
         optic
         for optic in catalog.optics.values()
@@ -52,8 +60,16 @@ def pick_module(catalog, speed_gbps: float, fiber: str, twin: bool) -> ModuleCho
         and not optic.coherent
         and optic.fiber == fiber
         and optic.speed_gbit_per_s == speed_gbps
+        and optic.reach_m >= reach_m
     ]
-    matches.sort(key=lambda optic: (optic.twin_port != twin, optic.id))
+    matches.sort(
+        key=lambda optic: (
+            optic.twin_port != twin,
+            optic.reach_m,
+            "-lpo-" in optic.id,
+            optic.id,
+        )
+    )
     if matches:
         optic = matches[0]
         return ModuleChoice(
@@ -63,17 +79,20 @@ def pick_module(catalog, speed_gbps: float, fiber: str, twin: bool) -> ModuleCho
             optic.power_w,
             optic.power_max_w if optic.power_max_w is not None else optic.power_w,
             optic.price_usd,
+            optic.reach_m,
         )
     watts = FALLBACK_OPTIC_W_PER_GBPS["multimode" if fiber == "multimode" else "single-mode"]
     estimate = watts * speed_gbps
-    reach = "SR" if fiber == "multimode" else "DR/FR"
+    classes = GENERIC_MODULE_REACH_M[fiber]
+    label, reach = next(((lbl, m) for lbl, m in classes if m >= reach_m), classes[-1])
     return ModuleChoice(
         None,
-        f"{speed_gbps:g}G {reach} {fiber} module (generic)",
+        f"{speed_gbps:g}G {label} {fiber} module (generic)",
         speed_gbps,
         estimate,
         estimate,
         None,
+        reach,
     )
 
 
@@ -86,10 +105,11 @@ class LinkGroup:
     link_gbps: float
     cables: int
     medium: str
-    distance_m: float
+    distance_m: float  # the reach class the medium was chosen for
     switch_cages: int = 0  # populated optical cages on the switches at both ends
     node_modules: int = 0  # optical modules on the node (or appliance) side
     modules: dict[str, int] = field(default_factory=dict)  # module key -> count
+    reach_m: float = 0.0  # what the chosen medium reaches (shortest module or cable of the group)
 
     def as_dict(self) -> dict:
         return {
@@ -98,6 +118,7 @@ class LinkGroup:
             "cables": self.cables,
             "medium": self.medium,
             "reach_class_m": self.distance_m,
+            "reach_m": self.reach_m,
             "transceivers_switch_side": self.switch_cages,
             "transceivers_node_side": self.node_modules,
         }

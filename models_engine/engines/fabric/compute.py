@@ -7,15 +7,23 @@ through two different planes" from an 800G ConnectX-8). Rails: one leaf per NIC 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from models_engine.cable_runs import longest_run_m
 from models_engine.spec import SpecValidationError
 from models_engine.spec.errors import error
 from models_engine.systems import SystemFigures, nodes_per_rack
 
 from .build import NetworkBuild, NodeEnds, build_network
 from .clos import port_mode_for
-from .data import FABRIC_MANAGER_LINKS, LINK_DISTANCE_M, TWIN_PORT_NODE_SYSTEMS
+from .data import (
+    FABRIC_MANAGER_LINKS,
+    FLOOR_EXTRA_POSITIONS,
+    FLOOR_POSITIONS_PER_COMPUTE_RACK,
+    IN_RACK_LINK_M,
+    TWIN_PORT_NODE_SYSTEMS,
+)
 from .sizing import PlaneSizing, TierIntentError, max_nodes, size_plane
 
 
@@ -28,6 +36,7 @@ class ComputeFabric:
     planes: int
     link_gbps: float
     fabric_manager_links: int
+    site_reach_m: float  # reach class of links that leave a rack (site_reach_m)
 
     @property
     def sizing(self) -> PlaneSizing:
@@ -112,12 +121,25 @@ def sized_or_error(fabric, nodes: int, switches: dict) -> PlaneSizing:
         ) from exc
 
 
-def node_link_distance_m(sizing: PlaneSizing, system: SystemFigures, rack_limit_kw: float):
+def site_reach_m(spec, nodes: int, system: SystemFigures) -> float:
+    """Reach class of every link that leaves a rack: the longest run of a floor laid out as
+    `spec.physical` states, holding this site's compute racks (the shared packing rule,
+    `systems.nodes_per_rack`) plus an allowance for the other racks and CDUs. One figure for
+    every link class, as leaves, spines and storage may stand anywhere on that floor."""
+    per_rack = nodes_per_rack(system, spec.facility.rack_power_limit_kw)
+    racks = -(-nodes // max(per_rack, 1))
+    positions = math.ceil(racks * FLOOR_POSITIONS_PER_COMPUTE_RACK) + FLOOR_EXTRA_POSITIONS
+    return longest_run_m(spec.physical, positions)
+
+
+def node_link_distance_m(
+    sizing: PlaneSizing, system: SystemFigures, rack_limit_kw: float, site_reach: float
+) -> float:
     """Top-of-rack leaves reach nodes in their own rack with copper; rail leaves do not."""
     attach = sizing.attachment
     if attach.kind == "tor" and 0 < attach.nodes_per_unit <= nodes_per_rack(system, rack_limit_kw):
-        return LINK_DISTANCE_M["node-leaf-in-rack"]
-    return LINK_DISTANCE_M["node-leaf-end-of-row"]
+        return IN_RACK_LINK_M
+    return site_reach
 
 
 def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
@@ -125,13 +147,14 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
     switches = tier_switches(fabric, catalog)
     nodes = compute.gpu_count // compute.gpus_per_node
     sizing = sized_or_error(fabric, nodes, switches)
+    reach = site_reach_m(spec, nodes, system)
     fm_links = FABRIC_MANAGER_LINKS if fabric.technology.startswith("infiniband") else 0
     ends = NodeEnds(
         nodes=nodes,
         ports_per_node=fabric.nics_per_node,
         nic_speed_gbps=fabric.nic_speed_gbps,
         twin_port_cages=system.id in TWIN_PORT_NODE_SYSTEMS,
-        distance_m=node_link_distance_m(sizing, system, spec.facility.rack_power_limit_kw),
+        distance_m=node_link_distance_m(sizing, system, spec.facility.rack_power_limit_kw, reach),
         extra_links=fm_links,
         extra_name="fabric manager (UFM)",
     )
@@ -142,6 +165,7 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
         sizing=sizing,
         planes=fabric.planes,
         ends=ends,
+        switch_reach_m=reach,
     )
     return ComputeFabric(
         build=build,
@@ -151,6 +175,7 @@ def build_compute_fabric(spec, catalog, system: SystemFigures) -> ComputeFabric:
         planes=fabric.planes,
         link_gbps=sizing.leaf_down_gbps,
         fabric_manager_links=fm_links,
+        site_reach_m=reach,
     )
 
 

@@ -30,19 +30,30 @@ DEFAULT_CAGE_POWER_BUDGET_W = 17.0  # assumption: Class 8 OSFP, as the QM9700
 # (DGX SuperPOD GB200/B200 RA, Network Fabrics, stated). Other systems: one module per NIC port.
 TWIN_PORT_NODE_SYSTEMS = frozenset({"dgx-h100", "dgx-h200", "dgx-b200"})
 
-# --- Cable reach plan (assumption, configurable) ----------------------------------------------
-# Distance of each link class. Rail-optimized leaves sit in the scalable unit's network racks
-# (end of row), so node links leave the rack; top-of-rack leaves reach their nodes with copper.
-# Module reaches: multimode SR4 50 m, single-mode DR4 100 m (fabric_power.md [S30], stated).
-# Passive DAC splitter 1-3 m (catalog dac-800g-to-2x400g-splitter, stated).
-LINK_DISTANCE_M = {
-    "node-leaf-in-rack": 2.0,
-    "node-leaf-end-of-row": 30.0,
-    "leaf-spine": 50.0,
-    "spine-core": 100.0,
-}
+# --- Cable reach classes ------------------------------------------------------------------------
+# The medium of each link class is chosen for the longest run the site's floor can need
+# (models_engine/cable_runs.py, the physical plan's own length model, from the spec's `physical`
+# section), so the plan's measured runs never exceed what the BOM bought. Top-of-rack leaves
+# reach the nodes of their own rack: IN_RACK_LINK_M. Every other link class: the longest run
+# of a floor of compute racks x FLOOR_POSITIONS_PER_COMPUTE_RACK positions.
+IN_RACK_LINK_M = 2.0
+# Positions per compute rack and extra positions, for the network racks, storage racks and in-row
+# CDUs that share the floor (ASSUMPTION: 10 % plus 8 positions; the examples hold 6-8 network
+# racks up to 64 compute racks and 46 beside 1,024). The physical plan measures the real floor
+# and errors when a run exceeds what the chosen medium reaches.
+FLOOR_POSITIONS_PER_COMPUTE_RACK = 1.1
+FLOOR_EXTRA_POSITIONS = 8
+# Passive DAC splitter 1-3 m (catalog dac-800g-to-2x400g-splitter, stated); multimode SR4 50 m
+# (fabric_power.md [S30], stated); beyond it single-mode.
 DAC_MAX_REACH_M = 3.0
 MULTIMODE_MAX_REACH_M = 50.0
+# Reach classes of a module the catalog lacks, by fiber: IEEE 802.3 400GBASE-SR4 (OM4) 100 m /
+# SR8 100 m rounded down to the 50 m of the 800G 2xSR4 catalog part, 400GBASE-DR4 500 m,
+# 400GBASE-FR4 2 km, LR4 10 km (IEEE 802.3bs/cu, stated reach classes).
+GENERIC_MODULE_REACH_M = {
+    "multimode": (("SR", 50.0),),
+    "single-mode": (("DR", 500.0), ("FR", 2000.0), ("LR", 10000.0)),
+}
 
 # Optics power when no catalog module fits, W per Gb/s of module speed: 15 W / 800 Gb/s
 # multimode twin-port and 17 W / 800 Gb/s single-mode twin-port (fabric_power.md [S30],

@@ -47,7 +47,8 @@ class LinkGroup(ResultPart):
     link_speed_gbps: float
     cables: int
     medium: str
-    reach_class_m: float
+    reach_class_m: float  # the longest run this link class was chosen for
+    reach_m: float = 0.0  # what the chosen cable or shortest module reaches (>= reach_class_m)
     transceivers_switch_side: int
     transceivers_node_side: int
 

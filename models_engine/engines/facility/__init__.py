@@ -21,9 +21,9 @@ from models_engine.hardware import resolve_gpu
 from models_engine.systems import resolve_system, systems_per_rack
 
 from .cooling import choose_cooling, cooling_block, liquid_cooling_error
-from .data import BREAKER_CONTINUOUS_DERATING, DEFAULT_CLIMATE
+from .data import BREAKER_CONTINUOUS_DERATING, DEFAULT_CLIMATE, STORAGE_DEFAULT_RACK_UNITS
 from .power import energy_block, it_power_kw, pue_for, redundancy_block
-from .racks import compute_racks, floor_plan, network_racks, place_on_floor
+from .racks import compute_racks, floor_plan, network_racks, place_on_floor, storage_racks
 from .result import FacilityResult, SiteFacility
 
 __all__ = [
@@ -57,19 +57,34 @@ def _finding(finding_id: str, severity: str, message: str, path: str) -> dict:
     return {"id": finding_id, "severity": severity, "message": message, "path": path}
 
 
-def storage_power_kw(spec, catalog) -> tuple[float, list[str]]:
-    """kW of the shared storage tiers whose catalog entry gives per-unit power and size."""
-    known, unknown = 0.0, []
+def storage_appliances(spec, catalog) -> tuple[list[dict], list[str]]:
+    """The shared storage tiers' appliances (units = capacity / the catalog entry's capacity
+    per unit, with its power and height), and the tiers whose entry lacks the figures."""
+    known, unknown = [], []
     for index, tier in enumerate(spec.storage.tiers):
         if tier.kind == "local-nvme":
             continue  # inside the nodes' max power
         sku = catalog.storage.get(tier.sku) if tier.sku else None
         if sku and sku.power_w and sku.capacity_tb_per_unit:
-            units = math.ceil(tier.capacity_tb / sku.capacity_tb_per_unit)
-            known += units * sku.power_w / 1000.0
+            known.append(
+                {
+                    "tier": index,
+                    "sku": sku.id,
+                    "name": sku.name,
+                    "units": math.ceil(tier.capacity_tb / sku.capacity_tb_per_unit),
+                    "kw_each": sku.power_w / 1000.0,
+                    "rack_units": sku.rack_units or STORAGE_DEFAULT_RACK_UNITS,
+                }
+            )
         else:
             unknown.append(f"storage.tiers.{index}")
     return known, unknown
+
+
+def storage_power_kw(spec, catalog) -> tuple[float, list[str]]:
+    """kW of the shared storage tiers whose catalog entry gives per-unit power and size."""
+    appliances, unknown = storage_appliances(spec, catalog)
+    return sum(a["units"] * a["kw_each"] for a in appliances), unknown
 
 
 def evaluate_site_facility(
@@ -91,12 +106,16 @@ def evaluate_site_facility(
 
     compute_rack_list = compute_racks(system, systems, limit)
     network_rack_list = network_racks(network_bom, limit, 1)
-    racks = compute_rack_list + network_rack_list
+    appliances, storage_unknown = storage_appliances(spec, catalog)
+    storage_rack_list = storage_racks(appliances, limit, 1)
+    racks = compute_rack_list + network_rack_list + storage_rack_list
     place_on_floor(racks, spec.physical.racks_per_row)
     compute_count = sum(rack["count"] for rack in compute_rack_list)
     network_count = sum(rack["count"] for rack in network_rack_list)
+    storage_count = sum(rack["count"] for rack in storage_rack_list)
+    total_count = compute_count + network_count + storage_count
 
-    storage_kw, storage_unknown = storage_power_kw(spec, catalog)
+    storage_kw = sum(a["units"] * a["kw_each"] for a in appliances)
     it = it_power_kw(system, systems, network_bom, storage_kw)
     densest = max(rack["kw"] for rack in racks)
     cooling, cooling_source = choose_cooling(spec, catalog, system, densest)
@@ -137,14 +156,14 @@ def evaluate_site_facility(
             "nodes_per_rack": per_rack * system.nodes_per_system,
             "compute_racks": compute_count,
             "network_racks": network_count,
-            "storage_racks": None,
-            "total_racks": compute_count + network_count,
+            "storage_racks": storage_count,
+            "total_racks": total_count,
             "rack_power_limit_kw": limit,
             "max_rack_kw": max(rack["kw"] for rack in racks),
             "compute_rack_kw": compute_rack_list[0]["kw"],
             "rack_circuit_kw_needed": max(rack["kw"] for rack in racks)
             / BREAKER_CONTINUOUS_DERATING,
-            "floor": floor_plan(compute_count + network_count, spec.physical.racks_per_row),
+            "floor": floor_plan(total_count, spec.physical.racks_per_row),
         },
         "racks": racks,
         "power": {
@@ -159,7 +178,11 @@ def evaluate_site_facility(
         "breakdown": {
             "it_kw": {k: v for k, v in it.items() if k not in ("total", "energy_basis_total")},
             "facility_kw": {"it": it["total"], "overhead": energy["facility_overhead_kw"]},
-            "racks_by_kind": {"compute": compute_count, "network": network_count},
+            "racks_by_kind": {
+                "compute": compute_count,
+                "network": network_count,
+                "storage": storage_count,
+            },
             "installed_kw": {
                 "power": redundancy["power"]["installed_kw"],
                 "cooling": redundancy["cooling"]["installed_kw"],

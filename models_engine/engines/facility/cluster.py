@@ -55,6 +55,7 @@ def _totals(sites: list[SiteFacility]) -> FacilityTotals:
         systems=sum(site.rack_summary.systems for site in sites),
         compute_racks=sum(site.rack_summary.compute_racks for site in sites),
         network_racks=sum(site.rack_summary.network_racks for site in sites),
+        storage_racks=sum(site.rack_summary.storage_racks or 0 for site in sites),
         total_racks=sum(site.rack_summary.total_racks for site in sites),
         it_kw=sum(site.power.it_kw.total for site in sites),
         it_kw_energy_basis=sum(site.power.it_kw.energy_basis_total for site in sites),

@@ -8,6 +8,9 @@ References are to ../shared/reference/fabric_power.md [S..] and cost.md unless a
 # models_engine/systems.py (shared with the fabric engine).
 # Racks per row on the floor plan (assumption: a common hot-aisle pod of 2 x 10 racks).
 RACKS_PER_ROW = 20
+# Height of a shared-storage appliance whose catalog entry gives power and capacity but no
+# height (ASSUMPTION: 2U, as the DDN AI400X2-Turbo entry).
+STORAGE_DEFAULT_RACK_UNITS = 2
 
 # Climate when neither the site, the design nor the site's catalog region gives one.
 DEFAULT_CLIMATE = "temperate"

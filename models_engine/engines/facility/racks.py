@@ -21,7 +21,7 @@ NETWORK_RACK_DEVICES = ("switch", "appliance", "router")
 
 
 def _rack(kind: str, first: int, count: int, items: list[dict], limit_kw: float) -> dict:
-    prefix = {"compute": "C", "network": "N"}[kind]
+    prefix = {"compute": "C", "network": "N", "storage": "S"}[kind]
     kw = sum(item["kw"] for item in items)
     return {
         "rack": f"{prefix}{first:04d}"
@@ -106,6 +106,30 @@ def network_racks(bom: Sequence[BomLine], limit_kw: float, first: int) -> list[d
                 "kw": group["kw"] * in_rack,
             }
             racks.append(_rack("network", number, count, [item], limit_kw))
+            number += count
+    return racks
+
+
+def storage_racks(appliances: list[dict], limit_kw: float, first: int) -> list[dict]:
+    """One run of racks per storage tier's appliances (`storage_appliances`): as many per rack
+    as height and power allow. Each item names its catalog entry (the physical plan's device)."""
+    racks, number = [], first
+    for tier in appliances:
+        units = tier["rack_units"]
+        by_space = RACK_USABLE_UNITS // units
+        per_rack = max(1, min(by_space, math.floor(limit_kw / tier["kw_each"])))
+        full, rest = divmod(tier["units"], per_rack)
+        for count, in_rack in ((full, per_rack), (1 if rest else 0, rest)):
+            if not count:
+                continue
+            item = {
+                "what": f"{tier['name']} x{in_rack}",
+                "units": units * in_rack,
+                "kw": tier["kw_each"] * in_rack,
+                "catalog_id": tier["sku"],
+                "unit_height_u": units,
+            }
+            racks.append(_rack("storage", number, count, [item], limit_kw))
             number += count
     return racks
 

@@ -92,6 +92,7 @@ class FacilityTotals(ResultPart):
     systems: int
     compute_racks: int
     network_racks: int
+    storage_racks: int = 0
     total_racks: int
     it_kw: float
     it_kw_energy_basis: float

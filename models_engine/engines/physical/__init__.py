@@ -5,10 +5,13 @@ cable schedule from port to port with cable type and length class.
     cable_schedule(spec, catalog, physical, fabric, network) -> Iterator[Cable]
     placed_devices(spec, physical) -> per site, devices by group
 
-Reads the fabric's switches, links and media (`FabricResult`), the facility's racks, their
-contents, power and CDUs (`FacilityResult`) and the logical topology (`NetworkResult`); it never
-re-derives their counts. The result keeps one template per distinct rack and the floor as runs;
-the full cable list is regenerated on demand from the result (`cable_schedule`).
+Reads the fabric's switches, links, media and what they reach (`FabricResult`), the facility's
+racks (compute, network, storage), their contents, power and CDUs (`FacilityResult`) and the
+logical topology (`NetworkResult`); it never re-derives their counts. It owns each run's length
+(the shared model in `models_engine/cable_runs.py`) and errors where a run exceeds its
+medium's reach. The result keeps one template per distinct rack and the floor as runs; evaluate
+counts runs with numpy (`runs.RunCounter`), and the full cable list is regenerated on demand
+from the result (`cable_schedule`).
 """
 
 from __future__ import annotations
@@ -19,19 +22,28 @@ from models_engine.engines.fabric.result import FabricResult, SiteFabric
 from models_engine.engines.facility.result import FacilityResult, SiteFacility
 from models_engine.engines.network.result import NetworkResult
 
-from .cabling import Cable, FloorGeometry, SiteCabling, cable_type_reach_m, chosen_types
+from .cabling import (
+    Cable,
+    FloorGeometry,
+    SiteCabling,
+    cable_type_reach_m,
+    chosen_types,
+    tally_runs,
+)
 from .data import CABLE_TYPE_LABEL
 from .devices import PlacedDevice, site_devices
-from .elevation import compute_templates, gear_of, network_templates
+from .elevation import compute_templates, gear_of, network_templates, storage_templates
 from .findings import (
     assumptions_of,
     cable_findings,
     gear_height_assumptions,
     height_assumptions,
     rack_findings,
+    reach_class_assumptions,
 )
 from .floor import lay_out, positions_from_floor, rack_names, rack_order
 from .result import CableClass, PhysicalResult, SitePhysical
+from .runs import RunCounter
 
 __all__ = [
     "Cable",
@@ -63,7 +75,8 @@ def evaluate_physical(
         sites=sites,
         assumptions=assumptions_of(spec)
         + height_assumptions(facility.sites)
-        + gear_height_assumptions(fabric.bom),
+        + gear_height_assumptions(fabric.bom)
+        + reach_class_assumptions(fabric.sites),
         findings=findings,
         breakdown={
             "racks_by_kind": _sum_by_kind(sites),
@@ -89,6 +102,9 @@ def _site(
     node_links = _node_links_per_node(fabric)
     templates = compute_templates(facility, sku, node_links, height, redundancy, liquid)
     templates += network_templates(facility, gear_of(fabric, bom), height, redundancy)
+    templates += storage_templates(
+        facility, _links_per_appliance(fabric, facility), height, redundancy
+    )
     spans = _leaf_rack_spans(fabric, templates)
     liquid_templates = {t.template for t in templates if t.liquid_cooled}
     cdus = int((facility.cooling.liquid_loop or {}).get("cdus") or 0)
@@ -101,13 +117,11 @@ def _site(
     )
     devices = site_devices(templates, positions)
     types = chosen_types(fabric, physical)
-    cabling = SiteCabling(
-        fabric, network, devices, FloorGeometry.of(physical), types, runs_only=True
-    )
-    classes = _summarise(cabling.cables(), types, catalog, fabric)
+    counter = RunCounter(fabric, network, devices, FloorGeometry.of(physical), types)
+    classes = _classes(counter.count(), types, catalog, fabric)
     rows = max((run.row for run in floor), default=0)
     halls = max((run.hall for run in floor), default=0)
-    by_kind = {"compute": 0, "network": 0}
+    by_kind = {"compute": 0, "network": 0, "storage": 0}
     for t in templates:
         by_kind[t.kind] += t.racks
     findings = rack_findings(templates, fabric.site_id) + cable_findings(
@@ -139,6 +153,18 @@ def _node_links_per_node(fabric: SiteFabric) -> int:
         if aux.mode == "separate" and aux.nic_ports:
             total += aux.nic_ports
     return -(-total // nodes)
+
+
+def _links_per_appliance(fabric: SiteFabric, facility: SiteFacility) -> int:
+    """Storage-network target ports per storage appliance (the fabric's target ports over the
+    facility's appliances); 0 when the storage network is converged."""
+    appliances = sum(
+        int(r["items"][0]["what"].rpartition(" x")[2]) * r["count"]
+        for r in facility.racks
+        if r["kind"] == "storage"
+    )
+    targets = fabric.storage_network.storage_target_ports or 0
+    return -(-targets // appliances) if appliances else 0
 
 
 def _leaf_rack_spans(fabric: SiteFabric, templates) -> dict[str, tuple[int, int]]:
@@ -206,21 +232,17 @@ def _spans_of(templates, group, links, leaves, nodes, nodes_per_rack, rail, node
 
 
 def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
-    counts: dict[tuple, list] = {}
-    for cable in cables:
-        key = (cable.network, cable.link_class, cable.cable_type, cable.length_class)
-        entry = counts.get(key)
-        if entry is None:
-            entry = counts[key] = [0, 0.0]
-        entry[0] += 1
-        if cable.length_m > entry[1]:
-            entry[1] = cable.length_m
+    """The cable classes of a full schedule (the stored summary of `_site`, counted again)."""
+    return _classes(tally_runs(cables), types, catalog, fabric)
+
+
+def _classes(counts: dict[tuple, list], types, catalog, fabric) -> list[CableClass]:
     order = {"same rack": 0, "same row": 1, "cross-row": 2, "cross-hall": 3}
     rows = []
     for (network, cls, cable_type, where), (links, longest) in sorted(
         counts.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][3]])
     ):
-        reach, _ = cable_type_reach_m(catalog, cable_type, fabric)
+        reach = _reach_m(catalog, fabric, network, cls, cable_type, types)
         rows.append(
             CableClass(
                 network=network,
@@ -236,6 +258,20 @@ def _summarise(cables, types, catalog, fabric) -> list[CableClass]:
             )
         )
     return rows
+
+
+def _reach_m(catalog, fabric: SiteFabric, network: str, cls: str, cable_type, types) -> float:
+    """What the link class's medium reaches: the fabric engine's figure for the medium it
+    chose (its shortest module or its cable), or the catalog's for a type the design states."""
+    if types[(network, cls)][1] == "fabric":
+        if network == "compute":
+            group = fabric.scale_out.links.get(cls)
+            reach = group.reach_m if group else 0.0
+        else:
+            reach = getattr(fabric, f"{network}_network").links.get(cls, {}).get("reach_m", 0.0)
+        if reach:
+            return reach
+    return cable_type_reach_m(catalog, cable_type, fabric)[0]
 
 
 def _sum_by_kind(sites) -> dict[str, int]:

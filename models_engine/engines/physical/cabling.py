@@ -17,17 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from models_engine.cable_runs import RACK_UNIT_M, TRAY_RISE_M, standard_length
 from models_engine.engines.fabric.result import SiteFabric
 from models_engine.engines.network.result import SiteNetwork
 from models_engine.engines.network.topology import SiteTopology
 
-from .data import (
-    FALLBACK_REACH_M,
-    MEDIUM_CABLE_TYPE,
-    RACK_UNIT_M,
-    STANDARD_CABLE_LENGTHS_M,
-    TRAY_RISE_M,
-)
+from .data import FALLBACK_REACH_M, MEDIUM_CABLE_TYPE
 from .devices import PlacedDevice
 
 COMPUTE_CLASSES = ("node_leaf", "leaf_spine", "spine_core")
@@ -104,13 +99,6 @@ class FloorGeometry:
         return (p.slot - 1) * self.rack_width_m + row_in_hall * self.row_pitch_m
 
 
-def standard_length(metres: float) -> float:
-    for length in STANDARD_CABLE_LENGTHS_M:
-        if metres <= length:
-            return float(length)
-    return float(math.ceil(metres / 50.0) * 50)
-
-
 def cable_type_reach_m(catalog, cable_type: str, fabric: SiteFabric) -> tuple[float, str]:
     """(reach, where it comes from): copper and AOC from the catalog's longest cable of that
     media; fibre from the module the fabric engine chose for that fibre."""
@@ -155,22 +143,36 @@ def _port(ethernet: bool, number: int) -> str:
     return f"Ethernet{number}" if ethernet else f"IB{number}"
 
 
-class Run(NamedTuple):
-    """What the summary needs of a link: its class, type and length (no names or ports)."""
+def tally_runs(cables) -> dict[tuple, list]:
+    """(network, link class, cable type, length class) -> [links, longest run in m]."""
+    tally: dict[tuple, list] = {}
+    for cable in cables:
+        _tally(
+            tally,
+            cable.network,
+            cable.link_class,
+            cable.cable_type,
+            cable.length_m,
+            cable.length_class,
+        )
+    return tally
 
-    network: str
-    link_class: str
-    cable_type: str
-    length_m: float
-    length_class: str
+
+def _tally(tally: dict, network, cls, cable_type, length: float, where: str, links=1) -> None:
+    entry = tally.get((network, cls, cable_type, where))
+    if entry is None:
+        tally[(network, cls, cable_type, where)] = [links, length]
+        return
+    entry[0] += links
+    if length > entry[1]:
+        entry[1] = length
 
 
 class SiteCabling:
     """Generates one site's links from the fabric and network results and the placed devices.
 
-    `runs_only=True` yields `Run`s instead of `Cable`s and takes each pod's leaf-to-spine (and
-    each spine position's spine-to-core) targets once, since the network engine's topology
-    spreads uplinks by pod and position only; a test checks both modes count alike."""
+    The evaluate step counts runs without building links (`runs.RunCounter`, same rules);
+    a test checks both count alike."""
 
     def __init__(
         self,
@@ -179,14 +181,12 @@ class SiteCabling:
         devices,
         geometry,
         types,
-        runs_only: bool = False,
     ):
         self.fabric = fabric
         self.network = network
         self.devices = devices
         self.geometry = geometry
         self.types = types
-        self.runs_only = runs_only
         self.ethernet = fabric.scale_out.technology.startswith("roce")
 
     def cables(self) -> Iterator[Cable]:
@@ -198,8 +198,6 @@ class SiteCabling:
     def _cable(self, network, cls, a: PlacedDevice, a_port, b: PlacedDevice, b_port, speed):
         cable_type, _ = self.types[(network, cls)]
         length, where = self.geometry.run(a, b)
-        if self.runs_only:
-            return Run(network, cls, cable_type, length, where)
         return Cable(
             network,
             cls,
@@ -277,9 +275,6 @@ class SiteCabling:
             "spine": self.devices.get("compute/spine", []),
             "core": self.devices.get("compute/core", []),
         }
-        if self.runs_only:
-            yield from self._switch_runs(topo, by_role)
-            return
         for link in topo.all_links():
             lower = by_role[link.lower.role]
             upper = by_role[link.upper.role]
@@ -296,25 +291,6 @@ class SiteCabling:
                 _port(self.ethernet, link.upper_port),
                 speed,
             )
-
-    def _switch_runs(self, topo: SiteTopology, by_role) -> Iterator[Run]:
-        """Leaf-spine and spine-core runs; uplink targets depend on the pod (leaves) and the
-        position in the pod (spines) only, so each is asked of the topology once."""
-        for role, cls, key_of in (
-            ("leaf", "leaf_spine", lambda d: d.pod),
-            ("spine", "spine_core", lambda d: d.role_index % max(topo.spines_per_pod, 1)),
-        ):
-            lower, upper = by_role[role], by_role["spine" if role == "leaf" else "core"]
-            count = topo.leaves if role == "leaf" else topo.spines
-            targets: dict[int, list[int]] = {}
-            for i in range(min(count, len(lower))):
-                device = topo.leaf(i) if role == "leaf" else topo.spine(i)
-                key = key_of(device)
-                if key not in targets:
-                    targets[key] = [link.upper.role_index for link in topo.uplinks_of(device)]
-                for t in targets[key]:
-                    if t < len(upper):
-                        yield self._cable("compute", cls, lower[i], "", upper[t], "", 0.0)
 
     def _aux(self, name: str) -> Iterator[Cable]:
         aux = getattr(self.fabric, f"{name}_network")
@@ -343,6 +319,8 @@ class SiteCabling:
                             _port(ethernet, port),
                             node_links["link_speed_gbps"],
                         )
+        if name == "storage" and leaves and node_links:
+            yield from self._storage_targets(aux, leaves, node_links, ethernet)
         uplinks = aux.links.get("leaf_spine")
         if leaves and spines and uplinks:
             per_leaf_up = max(1, uplinks["links"] // len(leaves))
@@ -361,3 +339,27 @@ class SiteCabling:
                         uplinks["link_speed_gbps"],
                     )
                     used[s] += 1
+
+    def _storage_targets(self, aux, leaves, node_links, ethernet: bool) -> Iterator[Cable]:
+        """The storage systems' target ports (the fabric's `storage_target_ports`), spread
+        over the placed appliances, on the leaf ports after the nodes' ports."""
+        appliances = self.devices.get("storage-system", [])
+        targets = aux.storage_target_ports or 0
+        if not appliances or not targets:
+            return
+        per_node = max(1, aux.nic_ports // max(self.fabric.scale_out.nodes, 1))
+        first = min(len(self.devices.get("node", [])), self.fabric.scale_out.nodes) * per_node
+        per_leaf = math.ceil(node_links["links"] / len(leaves))
+        for t in range(targets):  # round robin: every appliance gets a port before any two
+            port, appliance = divmod(t, len(appliances))
+            leaf_i, leaf_port = divmod(first + t, per_leaf)
+            if leaf_i < len(leaves):
+                yield self._cable(
+                    "storage",
+                    "node_leaf",
+                    appliances[appliance],
+                    f"st{port + 1}",
+                    leaves[leaf_i],
+                    _port(ethernet, leaf_port),
+                    node_links["link_speed_gbps"],
+                )

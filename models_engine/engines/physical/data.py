@@ -4,8 +4,8 @@ its source or marked as an assumption (the results page lists the assumptions us
 References are to ../shared/reference/fabric_power.md [S..] unless a URL is given.
 """
 
-# One rack unit: 1.75 in = 44.45 mm (EIA-310-E, stated).
-RACK_UNIT_M = 0.04445
+# Rack unit, tray rise and standard cable lengths live in models_engine/cable_runs.py: the length
+# model shared with the fabric engine's reach classes.
 
 # --- Power distribution at the rack -----------------------------------------------------------
 # Vertical 0U PDUs at the back of the rack. One 415 V three-phase 60 A PDU delivers
@@ -17,8 +17,10 @@ PDU_FEEDS = {"N": 1, "N+1": 2, "2N": 2}
 
 # --- Rack-scale systems (NVL72 class) ---------------------------------------------------------
 # Power shelves hold 6 PSUs each (8 shelves x 6 PSUs x 5.5 kW in the GB200 NVL72 reference
-# rack, [S8], stated). Compute and NVLink switch trays and power shelves are 1U each
-# (ASSUMPTION from NVIDIA's GB200 NVL72 rack drawings: 1U trays, 1U power shelves).
+# rack, [S8], stated). Compute and NVLink switch trays are 1U each: "18x 1RU compute trays ...
+# 9x 1RU NVLink switch trays" (NVIDIA DGX GB Rack Scale Systems User Guide, Hardware, Rack
+# Configuration, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html, 2025, stated).
+# Power shelves 1U each (ASSUMPTION: the guide does not give their height).
 PSUS_PER_POWER_SHELF = 6
 RACK_SYSTEM_TRAY_U = 1
 POWER_SHELF_U = 1
@@ -28,13 +30,6 @@ POWER_SHELF_U = 1
 # (ASSUMPTION: a high-density 1U MPO enclosure; copper links stay inside the rack unpatched).
 PATCH_PANEL_MPO_PORTS = 48
 PATCH_PANEL_U = 1
-
-# Standard lengths cables are ordered in, m (ASSUMPTION: the usual DAC/AOC/MPO trunk steps).
-STANDARD_CABLE_LENGTHS_M = (1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300)
-
-# Rise from the top of a rack to the overhead cable tray, m (ASSUMPTION: tray 0.3 m above the
-# rack, a common ladder-rack clearance).
-TRAY_RISE_M = 0.3
 
 # Reach of cable types the catalog holds no entry of (ASSUMPTION, vendor data-sheet classes:
 # AEC up to 7 m, Credo HiWire; AOC up to 100 m, NVIDIA LinkX AOC; generic SR4 50 m and DR4

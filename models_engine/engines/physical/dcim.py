@@ -45,6 +45,7 @@ _ROLE_OF_GROUP = {
     "spine": ("Spine switch", "3f51b5"),
     "core": ("Core switch", "673ab7"),
     "appliance": ("Fabric manager", "9e9e9e"),
+    "storage-system": ("Storage system", "009688"),
     "router": ("WAN router", "795548"),
     "patch-panel": ("Patch panel", "607d8b"),
     "power-shelf": ("Power shelf", "ff9800"),

@@ -21,6 +21,7 @@ _GROUP_NAMES = {
     "storage/spine": "st-spine{}",
     "storage/core": "st-core{}",
     "wan/router": "wan-router{}",
+    "storage-system": "storage{:03d}",
 }
 # Devices named after their rack (one per rack position, not a fabric role).
 _PER_RACK = {"patch-panel": "pp", "power-shelf": "ps", "nvlink-switch-tray": "nvs"}

@@ -232,3 +232,40 @@ def network_templates(
             )
         )
     return templates
+
+
+def storage_templates(
+    facility: SiteFacility, links_per_appliance: int, height_u: int, redundancy: str
+) -> list[RackTemplate]:
+    """One template per storage rack group of the facility engine (the shared tiers'
+    appliances at their catalog height), with patch panels for the storage-network links of
+    its appliances."""
+    templates = []
+    groups = [r for r in facility.racks if r["kind"] == "storage"]
+    for index, group in enumerate(groups):
+        item = group["items"][0]
+        model, _, in_rack = item["what"].rpartition(" x")
+        appliances = int(in_rack)
+        unit = int(item.get("unit_height_u") or item["units"] // max(appliances, 1))
+        devices = [("storage-system", unit, "storage system", item.get("catalog_id"), model)]
+        devices = devices * appliances + _patch_panels(appliances * links_per_appliance)
+        slots, used = _stack(devices)
+        first, last = _racks_named(group["rack"], group["count"])
+        templates.append(
+            RackTemplate(
+                template=f"storage-{index + 1}",
+                kind="storage",
+                racks=group["count"],
+                first_rack=first,
+                last_rack=last,
+                height_u=height_u,
+                units_used=used,
+                units_free=height_u - used,
+                kw=group["kw"],
+                pdus=_pdus(group["kw"], redundancy),
+                pdu_kw=round(PDU_KW, 1),
+                liquid_cooled=False,
+                devices=slots,
+            )
+        )
+    return templates

@@ -150,3 +150,24 @@ def assumptions_of(spec) -> list[Assumption]:
         )
     )
     return rows
+
+
+def reach_class_assumptions(fabric_sites) -> list[Assumption]:
+    """The reach class each site's links that leave a rack were bought for (the fabric
+    engine's, from its floor estimate), so the page says what the optics assume."""
+    rows = []
+    for site in fabric_sites:
+        groups = [g for g in site.scale_out.links.values() if g.medium != "dac"]
+        if not groups:
+            continue
+        longest = max(g.reach_class_m for g in groups)
+        rows.append(
+            Assumption(
+                name=f"cable reach class ({site.site_name})",
+                value=f"{longest:g} m",
+                source="fabric engine: longest run of a floor of its compute racks x 1.1 + 8 "
+                "positions (assumption: room for network and storage racks and CDUs) in the "
+                "stated rows and halls",
+            )
+        )
+    return rows

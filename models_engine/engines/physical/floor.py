@@ -3,8 +3,9 @@
 Compute racks go in node order; each rack of compute leaves is placed in the middle of the
 compute racks its leaves serve (end-of-row networking brought to the middle of its span, so
 node links stay short); the other network racks (spines, cores, frontend, storage, fabric
-managers) stand together at the centre of the floor. Liquid-cooled rows end with the
-facility engine's in-row CDUs. Rows fill halls of `physical.rows_per_hall`.
+managers) and the storage systems' racks stand together at the centre of the floor.
+Liquid-cooled rows end with the facility engine's in-row CDUs. Rows fill halls of
+`physical.rows_per_hall`.
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ def rack_order(
         if t.kind == "compute"
         for n in rack_names(t)
     ]
-    network = [
-        RackPlace(n, t.template, "network")
+    network = [  # network and storage racks
+        RackPlace(n, t.template, t.kind)
         for t in templates
-        if t.kind == "network"
+        if t.kind != "compute"
         for n in rack_names(t)
     ]
     anchored = [(i, 1, rack) for i, rack in enumerate(compute)]

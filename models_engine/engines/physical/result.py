@@ -30,7 +30,7 @@ class RackTemplate(ResultPart):
     """A distinct rack: every rack built from it has the same devices at the same U."""
 
     template: str
-    kind: str  # "compute" or "network"
+    kind: str  # "compute", "network" or "storage"
     racks: int  # how many racks use this template
     first_rack: str
     last_rack: str

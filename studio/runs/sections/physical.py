@@ -35,6 +35,7 @@ GROUP_CSS = {
     "patch-panel": "el-panel",
     "power-shelf": "el-power",
     "nvlink-switch-tray": "el-nvlink",
+    "storage-system": "el-storage",
 }
 LEGEND = [
     ("el-node", "compute node / tray"),
@@ -45,6 +46,7 @@ LEGEND = [
     ("el-power", "power shelf"),
     ("el-panel", "fibre patch panel"),
     ("el-appliance", "fabric manager / router"),
+    ("el-storage", "storage system"),
 ]
 
 
@@ -133,7 +135,8 @@ def site_blocks(site) -> list[Block]:
             "Racks",
             count(site.racks),
             note=f"{count(site.racks_by_kind['compute'])} compute, "
-            f"{count(site.racks_by_kind['network'])} network",
+            f"{count(site.racks_by_kind['network'])} network, "
+            f"{count(site.racks_by_kind.get('storage', 0))} storage",
         ),
         Card("Rack height", str(site.rack_height_u), unit="U"),
         Card("In-row CDUs", count(site.cdus)),
