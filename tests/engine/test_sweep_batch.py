@@ -261,3 +261,16 @@ def test_a_bad_definition_says_what_is_allowed(raw, message):
     with pytest.raises(ValidationError) as caught:
         SweepDefinition.model_validate(raw)
     assert message in str(caught.value)
+
+
+def test_constraint_limits_read_without_exponents():
+    base = json.loads((EXAMPLES / "h100-256-onprem-starter.json").read_text())
+    definition = SweepDefinition.model_validate(
+        {
+            "axes": [{"path": "economics.utilisation", "values": [0.5]}],
+            "constraints": {"max_capex_usd": 1e9, "max_facility_power_mw": 1.5},
+        }
+    )
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, 1)
+    labels = set(reduce_sweep(definition, [chunk])["infeasible_by_constraint"])
+    assert {"capex > 1,000,000,000 USD", "facility power > 1.5 MW"} <= labels
