@@ -274,3 +274,29 @@ def test_constraint_limits_read_without_exponents():
     chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, 1)
     labels = set(reduce_sweep(definition, [chunk])["infeasible_by_constraint"])
     assert {"capex > 1,000,000,000 USD", "facility power > 1.5 MW"} <= labels
+
+
+@pytest.mark.parametrize("example", ["two-region-hierarchical", "gb200-nvl72-multirack"])
+def test_every_variant_of_a_multi_site_design_equals_evaluate(example):
+    """Two sites (each its own facility and energy price) and a rack-scale system: the PUE and
+    price levers and the reused engines still give `evaluate`'s numbers."""
+    base = json.loads((EXAMPLES / f"{example}.json").read_text())
+    definition = SweepDefinition.model_validate(
+        {
+            "axes": [
+                {"path": "facility.pue", "values": [1.1, 1.35]},
+                {"path": "storage.checkpoint.interval_min", "values": [20, 90]},
+                {"path": "economics.utilisation", "values": [0.6, 0.9]},
+                {"path": "economics.price_overrides.power_usd_per_kwh", "values": [0.05, 0.12]},
+            ],
+            "constraints": {"min_security_score_pct": 1},
+        }
+    )
+    grid = VariantGrid.of(definition)
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, grid.total)
+    assert np.all(chunk.invalid == -1), chunk.reasons
+    for index in range(grid.total):
+        headline = evaluate(variant_doc(base, grid.assignment(index)))["headline"]
+        for metric, (key, scale) in HEADLINE.items():
+            expected = headline[key] * scale
+            assert chunk.metrics[metric][index] == pytest.approx(expected, rel=1e-9), metric
