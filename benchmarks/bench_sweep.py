@@ -5,10 +5,12 @@ stores their columns, the last chunk reduces (Pareto front, best, sensitivity).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cs_bench_sweep \\
     REDIS_URL=redis://127.0.0.1:6379/7 \\
-    python benchmarks/bench_sweep.py [--variants 100000|1000000] [--workers 2]
+    python benchmarks/bench_sweep.py [--variants 100000|1000000] [--workers 2] [--case structural]
 
 Goal (issue 18): 100,000 variants with two worker processes in <= 60 s on the 2-core machine;
-1,000,000 variants complete (time recorded). Prints the wall time from the request to the
+1,000,000 variants complete (time recorded). `--case structural` sweeps GPU count x PUE x leaf
+oversubscription x checkpoint interval x utilisation (100,000 variants) and prints the
+variants/s per worker. Prints the wall time from the request to the
 stored summary, and where the time went: chunks (engine time, by worker), the reduction, and
 the queueing in between. Not a pytest test (tests/studio/runs/test_sweep_worker.py holds the
 short forms)."""
