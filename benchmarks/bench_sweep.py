@@ -5,10 +5,12 @@ stores their columns, the last chunk reduces (Pareto front, best, sensitivity).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cs_bench_sweep \\
     REDIS_URL=redis://127.0.0.1:6379/7 \\
-    python benchmarks/bench_sweep.py [--variants 100000|1000000] [--workers 2]
+    python benchmarks/bench_sweep.py [--variants 100000|1000000] [--workers 2] [--case structural]
 
 Goal (issue 18): 100,000 variants with two worker processes in <= 60 s on the 2-core machine;
-1,000,000 variants complete (time recorded). Prints the wall time from the request to the
+1,000,000 variants complete (time recorded). `--case structural` sweeps GPU count x PUE x leaf
+oversubscription x checkpoint interval x utilisation (100,000 variants) and prints the
+variants/s per worker. Prints the wall time from the request to the
 stored summary, and where the time went: chunks (engine time, by worker), the reduction, and
 the queueing in between. Not a pytest test (tests/studio/runs/test_sweep_worker.py holds the
 short forms)."""
@@ -57,7 +59,34 @@ STRUCTURAL = {
 }
 
 
-def definition(variants: int) -> dict:
+# Issue 18's question over the axes architects sweep: GPU count x PUE x leaf oversubscription x
+# checkpoint interval x utilisation = 100,000 variants. GPU count and oversubscription re-run
+# every engine (50 combinations; dp follows the count and divides the global batch); the
+# checkpoint interval re-runs storage, facility, regions and reliability on the cached fabric and
+# performance (1,000 groups); PUE and utilisation are arrays through the cost and facility
+# engines' formulas.
+STRUCTURAL_AXES = {
+    "axes": [
+        {
+            "path": "compute.gpu_count",
+            "values": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
+        },
+        {"path": "facility.pue", "range": {"start": 1.1, "stop": 1.6, "count": 10}},
+        {"path": "fabric.oversubscription.leaf", "values": [1.0, 1.5, 2.0, 3.0, 4.0]},
+        {
+            "path": "storage.checkpoint.interval_min",
+            "range": {"start": 10, "stop": 200, "count": 20},
+        },
+        {"path": "economics.utilisation", "range": {"start": 0.5, "stop": 0.95, "count": 10}},
+    ],
+    "constraints": BASE["constraints"],
+    "objectives": ["tco", "time_to_train", "goodput"],
+}
+
+
+def definition(variants: int, case: str = "levers") -> dict:
+    if case == "structural":
+        return STRUCTURAL_AXES
     if variants == STRUCTURAL_VARIANTS:
         return STRUCTURAL
     utilisation, price = LEVERS[variants]
@@ -143,7 +172,16 @@ def main() -> int:
         help=f"{STRUCTURAL_VARIANTS}: structural axes only (one engine group per variant)",
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--case",
+        choices=["levers", "structural"],
+        default="levers",
+        help="structural: GPU count x PUE x oversubscription x checkpoint interval x "
+        "utilisation (100,000 variants; --variants is ignored)",
+    )
     args = parser.parse_args()
+    if args.case == "structural":
+        args.variants = 100_000
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url.startswith("postgres") or not os.environ.get("REDIS_URL"):
         print("set DATABASE_URL (a scratch PostgreSQL database) and REDIS_URL", file=sys.stderr)
@@ -170,7 +208,9 @@ def main() -> int:
         _wait_ready(app, args.workers)
         print(f"{args.workers} worker processes ready; sweeping {args.variants:,} variants")
         started = time.perf_counter()
-        sweep = sweep_create(actor=user, design=design, definition=definition(args.variants))
+        sweep = sweep_create(
+            actor=user, design=design, definition=definition(args.variants, args.case)
+        )
         created = time.perf_counter() - started
         while True:
             status = Sweep.objects.values_list("status", flat=True).get(pk=sweep.pk)
@@ -198,7 +238,7 @@ def report(args, sweep, chunks, wall: float, created: float) -> None:
     summary = sweep.summary or {}
     print(
         f"command: DATABASE_URL=... REDIS_URL=... python benchmarks/bench_sweep.py "
-        f"--variants {args.variants} --workers {args.workers}"
+        f"--variants {args.variants} --workers {args.workers} --case {args.case}"
     )
     print(f"status: {sweep.status} {sweep.error}")
     print(f"wall time (request -> stored summary): {wall:.1f} s; goal for 100,000: <= 60 s")
@@ -211,6 +251,10 @@ def report(args, sweep, chunks, wall: float, created: float) -> None:
     )
     print(f"  reduction (last chunk -> summary): {reduce_s:.2f} s")
     print(f"  throughput: {sweep.total_variants / wall:,.0f} variants/s")
+    print(
+        f"  per worker: {sweep.total_variants / sum(durations):,.0f} variants/s of chunk time "
+        f"({args.workers} worker processes)"
+    )
     print(
         f"result: {summary.get('valid', 0):,} valid, {summary.get('feasible', 0):,} feasible, "
         f"{summary.get('pareto_count', 0)} on the Pareto front; infeasible by constraint "

@@ -129,6 +129,7 @@ def _reliability(
     facility: FacilityResult,
     performance: PerformanceResult,
     regions: RegionsResult,
+    monte_carlo_runs: int = MONTE_CARLO_RUNS,
 ) -> ReliabilityResult:
     return evaluate_reliability(
         ctx.spec,
@@ -138,8 +139,9 @@ def _reliability(
         facility=facility,
         performance=performance,
         regions=regions,
-        # A seeded Monte Carlo of time to train: the spread, not only the mean (~3 ms).
-        monte_carlo_runs=MONTE_CARLO_RUNS,
+        # A seeded Monte Carlo of time to train: the spread, not only the mean (~3 ms; a sweep,
+        # which reads only the closed-form mean, passes 0).
+        monte_carlo_runs=monte_carlo_runs,
         seed=0,
     )
 
@@ -319,7 +321,8 @@ def evaluate(
 HEADLINE_READS = ("performance", "regions", "facility", "reliability", "cost", "security")
 
 
-def _with_inputs(names: tuple[str, ...]) -> tuple[str, ...]:
+def steps_with_inputs(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The named steps and, through the graph, every step they consume, in the graph's order."""
     consumes = {step.name: step.consumes for step in STEPS}
     needed, todo = set(), list(names)
     while todo:
@@ -330,7 +333,7 @@ def _with_inputs(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(step.name for step in STEPS if step.name in needed)
 
 
-HEADLINE_STEPS = _with_inputs(HEADLINE_READS)
+HEADLINE_STEPS = steps_with_inputs(HEADLINE_READS)
 
 
 def evaluate_headline(
@@ -365,4 +368,5 @@ __all__ = [
     "evaluate",
     "evaluate_headline",
     "run_engines",
+    "steps_with_inputs",
 ]

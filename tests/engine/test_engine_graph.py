@@ -23,6 +23,9 @@ ALLOWED_CALLS = {
     # A design-space sweep runs the cost engine itself, over arrays of its levers
     # (`cost.levers.cost_over_levers`) and once per group (`evaluate_cost`).
     ("sweep", "cost"),
+    # ... and takes the facility power at each swept PUE from the facility engine's own energy
+    # formula (`facility.power.energy_block`, facility kW = IT kW x PUE per site).
+    ("sweep", "facility"),
     # The WAN exchange time is the collectives model's ring over sites.
     ("regions", "collectives"),
     # The cable schedule and the DCIM IPAM take each uplink's ports and each switch's addresses

@@ -1,5 +1,7 @@
 """Design-space sweeps: the batched evaluation equals `evaluate` on the same spec, metric by
-metric (each read from its owner engine), and the reduction (feasibility, Pareto front, best,
+metric (each read from its owner engine), on every vectorised axis (utilisation, electricity
+price and PUE as arrays, the checkpoint interval and cost-only inputs through reused engine
+results), and the reduction (feasibility, Pareto front, best,
 sensitivity) is what a brute-force reading of the same columns gives."""
 
 import json
@@ -17,6 +19,7 @@ from models_engine import (
     sweep_evaluate_chunk,
     variant_doc,
 )
+from models_engine.engines.sweep.batch import steps_for
 from models_engine.engines.sweep.reduce import pareto_front
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -38,16 +41,23 @@ DEFINITION = {
             "path": "compute.gpu_count",
             "values": [128, 200, 256, 512],
         },  # 200: the batch does not split over dp 100
-        {"path": "facility.pue", "values": [1.2, 1.45]},
+        {"path": "facility.pue", "values": [1.2, 1.3, 1.45]},
+        {"path": "storage.checkpoint.interval_min", "values": [5, 30, 120]},
         {"path": "economics.ownership", "values": ["on-prem", "colocation", "cloud-on-demand"]},
         {"path": "economics.depreciation_years", "values": [4, 6]},
+        {"path": "economics.discount_rate", "values": [0.05, 0.1]},
         {"path": "economics.utilisation", "range": {"start": 0.4, "stop": 1.0, "count": 7}},
         {
             "path": "economics.price_overrides.power_usd_per_kwh",
             "range": {"start": 0.0, "stop": 0.2, "count": 5},
         },
     ],
-    "constraints": {"max_time_to_train_days": 25, "max_facility_power_mw": 0.5},
+    # A security constraint: the security engine runs only when one reads its score.
+    "constraints": {
+        "max_time_to_train_days": 25,
+        "max_facility_power_mw": 0.5,
+        "min_security_score_pct": 1,
+    },
     "objectives": ["tco", "time_to_train", "goodput"],
 }
 
@@ -70,20 +80,51 @@ def _column(chunks, name):
     return np.concatenate([chunk.metrics[name] for chunk in chunks])
 
 
+def _picks(grid, valid_indices, rng):
+    """Random valid variants, at least one at every value of every axis (so each vectorised
+    or reused axis is checked at each of its values)."""
+    digits = grid.digits(valid_indices)
+    picked = set(rng.choice(valid_indices, 8, replace=False).tolist())
+    for axis, values in enumerate(grid.values):
+        for position in range(len(values)):
+            candidates = valid_indices[digits[:, axis] == position]
+            if candidates.size:
+                picked.add(int(rng.choice(candidates)))
+    return sorted(picked)
+
+
 def test_random_variants_equal_evaluate_metric_by_metric(swept):
     base, definition, chunks = swept
     grid = VariantGrid.of(definition)
     invalid = np.concatenate([chunk.invalid for chunk in chunks])
     rng = np.random.default_rng(18)
     valid_indices = np.nonzero(invalid == -1)[0]
-    picked = rng.choice(valid_indices, 10, replace=False)
-    for index in picked:
+    for index in _picks(grid, valid_indices, rng):
         assignment = grid.assignment(int(index))
         headline = evaluate(variant_doc(base, assignment))["headline"]
         for metric, (key, scale) in HEADLINE.items():
             batch = _column(chunks, metric)[index]
             assert batch == pytest.approx(headline[key] * scale, rel=1e-9), (metric, assignment)
         assert _column(chunks, "fits_in_hbm")[index] == float(headline["fits_in_hbm"])
+
+
+def test_the_sweep_runs_only_the_engines_its_metrics_read():
+    definition = SweepDefinition.model_validate(DEFINITION)
+    assert "security" in steps_for(definition)
+    unread = definition.model_copy(
+        update={
+            "constraints": definition.constraints.model_copy(
+                update={"min_security_score_pct": None}
+            )
+        }
+    )
+    steps = steps_for(unread)
+    assert not {"physical", "scaling", "cost", "security", "network"} & set(steps)
+    assert {"fabric", "performance", "facility", "reliability"} <= set(steps)
+    base = json.loads((EXAMPLES / "h100-256-onprem-starter.json").read_text())
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=unread, base_doc=base), 0, 40)
+    assert np.all(np.isnan(chunk.metrics["security_score_pct"]))
+    assert np.all(np.isfinite(chunk.metrics["tco_usd"][chunk.invalid == -1]))
 
 
 def test_a_variant_the_spec_refuses_is_invalid_with_its_reason(swept):
@@ -104,7 +145,8 @@ def test_index_and_axis_values_round_trip():
     assert [grid.index_of(row) for row in digits[::37]] == list(indices[::37])
     assert len({tuple(row) for row in digits}) == grid.total
     # the vectorised axes are the fastest digits
-    assert grid.paths[-2:] == (
+    assert grid.paths[-3:] == (
+        "facility.pue",
         "economics.utilisation",
         "economics.price_overrides.power_usd_per_kwh",
     )
@@ -219,3 +261,42 @@ def test_a_bad_definition_says_what_is_allowed(raw, message):
     with pytest.raises(ValidationError) as caught:
         SweepDefinition.model_validate(raw)
     assert message in str(caught.value)
+
+
+def test_constraint_limits_read_without_exponents():
+    base = json.loads((EXAMPLES / "h100-256-onprem-starter.json").read_text())
+    definition = SweepDefinition.model_validate(
+        {
+            "axes": [{"path": "economics.utilisation", "values": [0.5]}],
+            "constraints": {"max_capex_usd": 1e9, "max_facility_power_mw": 1.5},
+        }
+    )
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, 1)
+    labels = set(reduce_sweep(definition, [chunk])["infeasible_by_constraint"])
+    assert {"capex > 1,000,000,000 USD", "facility power > 1.5 MW"} <= labels
+
+
+@pytest.mark.parametrize("example", ["two-region-hierarchical", "gb200-nvl72-multirack"])
+def test_every_variant_of_a_multi_site_design_equals_evaluate(example):
+    """Two sites (each its own facility and energy price) and a rack-scale system: the PUE and
+    price levers and the reused engines still give `evaluate`'s numbers."""
+    base = json.loads((EXAMPLES / f"{example}.json").read_text())
+    definition = SweepDefinition.model_validate(
+        {
+            "axes": [
+                {"path": "facility.pue", "values": [1.1, 1.35]},
+                {"path": "storage.checkpoint.interval_min", "values": [20, 90]},
+                {"path": "economics.utilisation", "values": [0.6, 0.9]},
+                {"path": "economics.price_overrides.power_usd_per_kwh", "values": [0.05, 0.12]},
+            ],
+            "constraints": {"min_security_score_pct": 1},
+        }
+    )
+    grid = VariantGrid.of(definition)
+    chunk = sweep_evaluate_chunk(SweepInputs(definition=definition, base_doc=base), 0, grid.total)
+    assert np.all(chunk.invalid == -1), chunk.reasons
+    for index in range(grid.total):
+        headline = evaluate(variant_doc(base, grid.assignment(index)))["headline"]
+        for metric, (key, scale) in HEADLINE.items():
+            expected = headline[key] * scale
+            assert chunk.metrics[metric][index] == pytest.approx(expected, rel=1e-9), metric

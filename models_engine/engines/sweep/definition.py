@@ -34,11 +34,16 @@ OBJECTIVES: dict[str, tuple[str, str]] = {
     "carbon": ("carbon_tco2e_per_year", "min"),
     "goodput": ("goodput", "max"),
 }
-# Spec paths the cost engine evaluates as arrays (engines/cost/levers.py); every other axis
-# groups variants, and each group runs the engines once.
+# Spec paths evaluated as arrays: the cost engine's levers (engines/cost/levers.py) and the
+# facility engine's energy formula for the PUE; every other axis groups variants, and each group
+# runs the engines once (reusing each engine's result while its inputs are unchanged).
 UTILISATION_PATH = "economics.utilisation"
 POWER_PRICE_PATH = "economics.price_overrides.power_usd_per_kwh"
-VECTOR_PATHS = (UTILISATION_PATH, POWER_PRICE_PATH)
+PUE_PATH = "facility.pue"
+VECTOR_PATHS = (PUE_PATH, UTILISATION_PATH, POWER_PRICE_PATH)
+# Metrics and the engine steps that must run to give them (with what those consume).
+METRIC_STEPS = ("fabric", "storage", "performance", "facility", "regions", "reliability")
+SECURITY_METRIC = "security_score_pct"
 MAX_VALUES_PER_AXIS = 10_000
 MAX_VARIANTS = 10_000_000
 
@@ -117,6 +122,11 @@ class SweepDefinition(_Strict):
             a for a in self.axes if a.path in VECTOR_PATHS
         ]
 
+    def reads_security(self) -> bool:
+        """Whether a constraint reads the security score (no objective does): the security
+        engine (and the network plan it consumes) runs only then."""
+        return self.constraints.min_security_score_pct is not None
+
     def variant_count(self) -> int:
         return math.prod(len(axis.resolved()) for axis in self.axes)
 
@@ -125,6 +135,7 @@ __all__ = [
     "METRICS",
     "OBJECTIVES",
     "POWER_PRICE_PATH",
+    "PUE_PATH",
     "UTILISATION_PATH",
     "VECTOR_PATHS",
     "Axis",

@@ -53,7 +53,8 @@ def feasibility(definition: SweepDefinition, metrics: dict, invalid: np.ndarray)
         values = metrics[metric]
         ok = values <= limit if sense == "le" else values >= limit
         broken = valid & ~ok  # NaN compares False: an unknown value does not pass
-        why[label.format(f"{limit:g}")] = int(broken.sum())
+        # thousands separated, no exponent: "capex > 1,000,000,000 USD"
+        why[label.format(f"{limit:,.12g}")] = int(broken.sum())
         feasible &= ok
     if limits.memory_must_fit:
         broken = valid & (metrics["fits_in_hbm"] != 1.0)

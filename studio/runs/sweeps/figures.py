@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 import models_engine
 from studio.runs.charts.common import base_layout, figure_entry, money_axis
-from studio.runs.sweeps.tables import format_metric, inputs_text, metric_label
+from studio.runs.sweeps.tables import format_input, format_metric, metric_label, ordered_inputs
 
 FRONT_COLOUR = "#d92d20"
 CLOUD_COLOUR = "#98a2b3"
@@ -27,12 +27,31 @@ def _axis(metric: str, values: list) -> dict:
     return axis
 
 
-def _hover(summary: dict, variant: dict, x: str, y: str) -> str:
-    return (
-        f"variant {variant['index']}<br>{inputs_text(summary, variant['inputs'])}<br>"
-        f"{metric_label(x)}: {format_metric(x, variant['metrics'][x])}<br>"
-        f"{metric_label(y)}: {format_metric(y, variant['metrics'][y])}"
-    ).replace(", ", "<br>")
+def _hover_template(summary: dict, x: str, y: str) -> str:
+    """One hover template per trace (the labels once); each point carries only its values
+    (`_hover_values`), which keeps a million-variant sweep's page small."""
+    lines = ["variant %{customdata[0]}"]
+    lines += [
+        f"{axis['path']} = %{{customdata[{n + 1}]}}" for n, axis in enumerate(summary["axes"])
+    ]
+    count = len(summary["axes"])
+    lines += [
+        f"{metric_label(x)}: %{{customdata[{count + 1}]}}",
+        f"{metric_label(y)}: %{{customdata[{count + 2}]}}",
+    ]
+    return "<br>".join(lines) + "<extra></extra>"
+
+
+def _hover_values(summary: dict, variant: dict, x: str, y: str) -> list:
+    inputs = [
+        format_input(value, path) for path, value in ordered_inputs(summary, variant["inputs"])
+    ]
+    return [
+        variant["index"],
+        *inputs,
+        format_metric(x, variant["metrics"][x]),
+        format_metric(y, variant["metrics"][y]),
+    ]
 
 
 def pareto_figure(summary: dict) -> go.Figure | None:
@@ -53,9 +72,8 @@ def pareto_figure(summary: dict) -> go.Figure | None:
                 y=[v["metrics"][y] for v in variants],
                 mode="markers",
                 marker=style,
-                customdata=[v["index"] for v in variants],
-                hovertext=[_hover(summary, v, x, y) for v in variants],
-                hoverinfo="text",
+                customdata=[_hover_values(summary, v, x, y) for v in variants],
+                hovertemplate=_hover_template(summary, x, y),
             )
         )
     every = cloud + front

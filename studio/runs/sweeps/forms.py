@@ -26,13 +26,14 @@ NOT_SWEPT = ("name", "description", "spec_version")
 
 
 def sweepable_paths(base_doc: dict) -> list[str]:
-    """Spec paths of the base design's single values, plus the cost engine's array inputs."""
+    """Spec paths of the base design's single values, plus the vectorised inputs (which the
+    base design may leave null)."""
     paths = [
         path
         for path, value in models_engine.flatten_spec(base_doc).items()
         if isinstance(value, LEAF_TYPES) and not path.endswith(NOT_SWEPT) and ".id" not in path
     ]
-    extra = ["economics.utilisation", "economics.price_overrides.power_usd_per_kwh"]
+    extra = ["economics.utilisation", "economics.price_overrides.power_usd_per_kwh", "facility.pue"]
     return sorted(set(paths) | set(extra))
 
 

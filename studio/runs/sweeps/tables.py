@@ -1,10 +1,15 @@
 """A finished sweep's tables, built in Python from the engine's summary (templates only loop)."""
 
+import functools
 import math
+import re
 
 import models_engine
 
 FRACTION_METRICS = {"goodput"}
+# Spec units that say nothing after a value (a choice, a flag, a name).
+UNITLESS = {None, "enum", "boolean", "text", "catalog id", "site id", "version", "count"}
+LIST_INDEX = re.compile(r"\.\d+(?=\.|$)")
 
 
 def metric_label(metric: str) -> str:
@@ -15,7 +20,8 @@ def metric_label(metric: str) -> str:
 def format_metric(metric: str, value) -> str:
     """A metric for people: $12.3M, 19.5 days, 99.68 %, 0.227 MW; "n/a" when unknown."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
+        # The sweep runs the security engine only when a constraint reads its score.
+        return "not run" if metric == "security_score_pct" else "n/a"
     unit = models_engine.SWEEP_METRICS[metric][1]
     if metric == "fits_in_hbm":
         return "yes" if value == 1 else "no"
@@ -41,10 +47,28 @@ def _money(usd: float) -> str:
     return f"${usd:,.2f}"
 
 
-def format_input(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+@functools.cache
+def _spec_units() -> dict[str, str | None]:
+    return {row["path"]: row["unit"] for row in models_engine.field_docs()}
+
+
+def input_unit(path: str) -> str | None:
+    """The spec's unit of a swept path ("regions.sites.0.gpu_share" reads the list field's
+    "regions.sites[].gpu_share"); None where the unit says nothing after a value."""
+    unit = _spec_units().get(LIST_INDEX.sub("[]", path))
+    return None if unit in UNITLESS else unit
+
+
+def format_input(value, path: str | None = None) -> str:
+    text = f"{value:,.6g}" if isinstance(value, float) else str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = f"{value:,}"
+    unit = input_unit(path) if path else None
+    if unit is None or isinstance(value, bool | str):
+        return text
+    if unit in ("ratio", "fraction", "fraction (0-1)"):
+        return f"{text} ({unit.split(' ')[0]})"
+    return f"{text} {unit}"
 
 
 def ordered_inputs(summary: dict, inputs: dict) -> list[tuple[str, object]]:
@@ -53,7 +77,9 @@ def ordered_inputs(summary: dict, inputs: dict) -> list[tuple[str, object]]:
 
 
 def inputs_text(summary: dict, inputs: dict) -> str:
-    return ", ".join(f"{path} = {format_input(v)}" for path, v in ordered_inputs(summary, inputs))
+    return ", ".join(
+        f"{path} = {format_input(v, path)}" for path, v in ordered_inputs(summary, inputs)
+    )
 
 
 def objective_label(name: str) -> str:
@@ -73,7 +99,7 @@ def best_rows(summary: dict) -> list[dict]:
                 "objective": objective_label(name),
                 "index": variant["index"],
                 "inputs": [
-                    (p, format_input(v)) for p, v in ordered_inputs(summary, variant["inputs"])
+                    (p, format_input(v, p)) for p, v in ordered_inputs(summary, variant["inputs"])
                 ],
                 "metrics": [
                     format_metric(m, variant["metrics"].get(m)) for m in models_engine.SWEEP_METRICS
@@ -104,12 +130,40 @@ def front_headers(summary: dict) -> list[str]:
 
 
 def infeasible_rows(summary: dict) -> list[dict]:
+    """Why variants are out: each constraint (its limit with its unit) and each reason a spec
+    was refused, with the variants it rules out and their share of the sweep."""
+    total = summary["total"] or 1
+    valid = summary["valid"] or 1
+
+    def row(why: str, count: int, kind: str, of: int, of_label: str) -> dict:
+        return {
+            "why": why,
+            "kind": kind,
+            "count": f"{count:,}",
+            "share": f"{count / of * 100:.1f} % of {of_label}",
+        }
+
     rows = [
-        {"why": why, "count": f"{count:,}", "kind": "constraint"}
+        row(why, count, "constraint", valid, "valid variants")
         for why, count in summary["infeasible_by_constraint"].items()
     ]
     rows += [
-        {"why": why, "count": f"{count:,}", "kind": "invalid spec"}
+        row(why, count, "invalid spec", total, "all variants")
         for why, count in summary["invalid_by_reason"].items()
     ]
     return rows
+
+
+def count_cards(summary: dict) -> list[tuple[str, str, str]]:
+    """(id, label, value) of the headline counts, with thousands separators."""
+    total = summary["total"] or 1
+    return [
+        ("variant-count", "Variants", f"{summary['total']:,}"),
+        ("valid-count", "Valid designs", f"{summary['valid']:,}"),
+        (
+            "feasible-count",
+            "Feasible",
+            f"{summary['feasible']:,} ({summary['feasible'] / total * 100:.1f} %)",
+        ),
+        ("front-count", "On the Pareto front", f"{summary['pareto_count']:,}"),
+    ]

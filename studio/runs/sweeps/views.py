@@ -85,6 +85,8 @@ class SweepDetailView(TeamScopedObjectMixin, DetailView):
         context["can_edit"] = user_has_role(
             self.request.user, sweep.design.project.team_id, Role.EDITOR
         )
+        context["total_text"] = f"{sweep.total_variants:,}"
+        context["done_text"] = f"{sweep.variants_done:,}"
         summary = sweep.summary
         if summary and not self.request.htmx:
             key = (sweep.pk, sweep.finished_at)
@@ -101,6 +103,7 @@ def results_context(summary: dict) -> dict:
         "front_rows": tables.front_rows(summary),
         "front_headers": tables.front_headers(summary),
         "infeasible_rows": tables.infeasible_rows(summary),
+        "count_cards": tables.count_cards(summary),
     }
 
 

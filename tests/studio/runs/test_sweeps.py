@@ -240,3 +240,27 @@ def test_reaper_finishes_a_stalled_reduction_and_fails_an_exhausted_chunk(
     assert services.sweeps_reap()["failed"] == 1
     stuck.refresh_from_db()
     assert stuck.status == SweepStatus.FAILED and "Chunk 2 lost its worker" in stuck.error
+
+
+def test_result_tables_state_units():
+    from studio.runs.sweeps import tables
+
+    assert tables.format_input(256, "compute.gpu_count") == "256 GPUs"
+    assert tables.format_input(30.0, "storage.checkpoint.interval_min") == "30 min"
+    assert tables.format_input(1.3, "facility.pue") == "1.3 (ratio)"
+    assert tables.format_input(0.5, "regions.sites.0.gpu_share") == "0.5 (fraction)"
+    assert tables.format_input("colocation", "economics.ownership") == "colocation"
+    summary = {
+        "total": 1_000_000,
+        "valid": 800_000,
+        "feasible": 1_234,
+        "pareto_count": 17,
+        "infeasible_by_constraint": {"capex > 1,000,000,000 USD": 200_000},
+        "invalid_by_reason": {"compute.gpu_count: dp not whole": 200_000},
+    }
+    rows = tables.infeasible_rows(summary)
+    assert [(r["count"], r["share"]) for r in rows] == [
+        ("200,000", "25.0 % of valid variants"),
+        ("200,000", "20.0 % of all variants"),
+    ]
+    assert ("feasible-count", "Feasible", "1,234 (0.1 %)") in tables.count_cards(summary)
