@@ -4,7 +4,7 @@ import json
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import FONT, short_name
+from studio.runs.charts.common import FONT, LOG_TICKS, short_name
 from studio.runs.selectors import typed_results
 
 PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
@@ -142,11 +142,8 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
     figure.update_layout(
         _layout(
             "Failure-free time to train vs GPU count, per design (data parallelism scaled)",
-            xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
-            yaxis={
-                "title": {"text": "time to train, failure-free (days, log scale)"},
-                "type": "log",
-            },
+            xaxis={"title": {"text": "GPUs (count, log scale)"}, **LOG_TICKS},
+            yaxis={"title": {"text": "time to train, failure-free (days, log scale)"}, **LOG_TICKS},
         )
     )
     return {"id": "scaling", "spec": json.loads(figure.to_json())}
