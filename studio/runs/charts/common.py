@@ -35,12 +35,11 @@ MAIN_TITLE_CHARS = 55
 def base_layout(title: str, **axes) -> dict:
     """Title left-aligned in a top margin sized for its lines (never clipped at the panel's
     edge); the legend below the plot, anchored under the x-axis title (never on top of it)."""
-    if "<" not in title:  # plain text; a caller's own markup keeps its own breaks
-        title = _wrapped(title, MAIN_TITLE_CHARS)
+    title_layout, top = anchored_title(title)
     return {
-        "title": _anchored_title(title),
+        "title": title_layout,
         "font": FONT,
-        "margin": {"l": 70, "r": 30, "t": _top_margin(title.count("<br>") + 1), "b": 60},
+        "margin": {"l": 70, "r": 30, "t": top, "b": 60},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.3, "x": 0, "xanchor": "left"},
         "xaxis": {"automargin": True},
         "yaxis": {"automargin": True},
@@ -48,10 +47,17 @@ def base_layout(title: str, **axes) -> dict:
     }
 
 
-def _anchored_title(text: str) -> dict:
-    """Pinned below the container's top edge. With `automargin` plotly.js places a title of
-    two or more lines from its first line's baseline, which puts that first line above the
-    canvas (cut in half on every results chart with a detail line)."""
+def anchored_title(text: str) -> tuple[dict, int]:
+    """(layout title, top margin it needs): plain text wrapped to a half-width panel (markup
+    keeps the caller's own breaks), pinned below the container's top edge. With `automargin`
+    plotly.js places a title of two or more lines from its first line's baseline, which puts
+    that first line above the canvas (cut in half on every results chart with a detail line)."""
+    if "<" not in text:
+        text = _wrapped(text, MAIN_TITLE_CHARS)
+    return _title_dict(text), _top_margin(text.count("<br>") + 1)
+
+
+def _title_dict(text: str) -> dict:
     return {
         "text": text,
         "x": 0.01,

@@ -174,7 +174,7 @@ def scaling_figure(results: TypedResults) -> go.Figure | None:
             "Failure-free time to train vs GPU count",
             "data parallelism scaled, batch as designed",
             xaxis={"title": {"text": "GPUs (count, log scale)"}, **LOG_TICKS},
-            yaxis={"title": {"text": "time to train, failure-free (days, log scale)"}, **LOG_TICKS},
+            yaxis={"title": {"text": "time to train (days, log)"}, **LOG_TICKS},
         )
     )
     return figure
