@@ -42,7 +42,8 @@ def test_compare_cells_are_formatted_like_the_report(client, team_a, design_in):
 
 
 def _page_figure(page: str, figure_id: str) -> dict:
-    found = re.search(rf'<script id="figure-{figure_id}" type="application/json">(.*?)</script>', page)
+    script = rf'<script id="figure-{figure_id}" type="application/json">(.*?)</script>'
+    found = re.search(script, page)
     assert found, figure_id
     return json.loads(found.group(1))
 
@@ -73,3 +74,13 @@ def test_compare_charts_show_fractions_in_percent_and_titles_that_fit(client, te
         title = _page_figure(page, figure_id)["layout"]["title"]
         assert title["yanchor"] == "top" and not title.get("automargin"), figure_id
         assert all(len(line) <= 60 for line in title["text"].split("<br>")), title["text"]
+
+
+def test_compare_without_designs_says_how_to_pick_them(client, team_a):
+    """/compare/ with no or one design was a dead end (a red line and nothing else)."""
+    alice, _ = team_a
+    client.force_login(alice)
+    response = client.get("/compare/?design=1")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'id="compare-how"' in page and 'href="/"' in page and "Compare selected" in page
