@@ -4,17 +4,18 @@ import json
 
 import plotly.graph_objects as go
 
-from studio.runs.charts.common import FONT, short_name
+from studio.runs.charts.common import FONT, LOG_TICKS, anchored_title, money_axis, short_name
 from studio.runs.selectors import typed_results
 
 PALETTE = ["#2e5aac", "#f79009", "#12b76a", "#9e77ed"]
 
 
 def _layout(title: str, **extra) -> dict:
+    title_layout, top = anchored_title(title)
     return {
-        "title": {"text": title},
+        "title": title_layout,
         "font": FONT,
-        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": top, "b": 60},
         **extra,
     }
 
@@ -27,25 +28,33 @@ def metric_bars(rows: list[dict], names: list[str]) -> list[dict]:
         values = [cell["value"] for cell in row["cells"]]
         if sum(v is not None for v in values) < 1 or metric.better == "neutral":
             continue
+        values, unit = _as_shown_in_the_table(values, metric.unit)
         figure = go.Figure(
             go.Bar(
                 x=[short_name(n) for n in names],
                 customdata=names,
                 y=values,
                 marker_color=PALETTE[: len(names)],
-                hovertemplate="%{customdata}: %{y:.4g} " + metric.unit + "<extra></extra>",
+                hovertemplate="%{customdata}: %{y:.4g} " + unit + "<extra></extra>",
             )
         )
         better = "lower is better" if metric.better == "lower" else "higher is better"
         figure.update_layout(
             _layout(
                 f"{metric.label} by design ({better})",
-                yaxis={"title": {"text": f"{metric.label} ({metric.unit})"}, "rangemode": "tozero"},
+                yaxis={"title": {"text": f"{metric.label} ({unit})"}, "rangemode": "tozero"},
                 xaxis={"title": {"text": "design"}},
             )
         )
         figures.append({"id": f"bar-{metric.key}", "spec": json.loads(figure.to_json())})
     return figures
+
+
+def _as_shown_in_the_table(values: list, unit: str) -> tuple[list, str]:
+    """A fraction in % as the comparison table prints it (MFU 48.6 %, not 0.486)."""
+    if unit != "fraction":
+        return values, unit
+    return [None if v is None else v * 100 for v in values], "%"
 
 
 def radar(rows: list[dict], names: list[str]) -> dict | None:
@@ -103,17 +112,17 @@ def cost_vs_time(columns, names: list[str]) -> dict | None:
         figure.add_scatter(
             x=[x],
             y=[y],
-            mode="markers+text",
-            text=[short_name(names[i])],
-            textposition="top center",
+            mode="markers",  # named in the legend: a text label ran off the plot's edge
             marker={"size": 14, "color": PALETTE[i]},
             name=short_name(names[i]),
+            customdata=[names[i]],
+            hovertemplate="%{customdata}<br>%{x:.1f} days, $%{y:,.0f}<extra></extra>",
         )
     figure.update_layout(
         _layout(
             "TCO vs time to train (lower-left is better)",
             xaxis={"title": {"text": "time to train (days)"}},
-            yaxis={"title": {"text": "TCO, NPV (USD)"}},
+            yaxis={"title": {"text": "TCO, NPV (USD)"}, **money_axis([y for _, y in points])},
         )
     )
     return {"id": "cost-vs-time", "spec": json.loads(figure.to_json())}
@@ -142,11 +151,8 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
     figure.update_layout(
         _layout(
             "Failure-free time to train vs GPU count, per design (data parallelism scaled)",
-            xaxis={"title": {"text": "GPUs (count, log scale)"}, "type": "log"},
-            yaxis={
-                "title": {"text": "time to train, failure-free (days, log scale)"},
-                "type": "log",
-            },
+            xaxis={"title": {"text": "GPUs (count, log scale)"}, **LOG_TICKS},
+            yaxis={"title": {"text": "time to train (days, log)"}, **LOG_TICKS},
         )
     )
     return {"id": "scaling", "spec": json.loads(figure.to_json())}

@@ -4,7 +4,7 @@ the phase table, read from the stored RoadmapResult (nothing recomputed)."""
 import plotly.graph_objects as go
 
 from models_engine import RoadmapResult
-from studio.runs.charts.common import base_layout, figure_entry
+from studio.runs.charts.common import figure_entry, titled_layout
 from studio.runs.sections.format import DASH, amount, percent, usd
 
 STATUS_COLOURS = {"done": "#98a2b3", "planned": "#2e5aac", "not-proposed": "#d0d5dd"}
@@ -85,15 +85,16 @@ def gantt_figure(roadmap: RoadmapResult) -> dict:
                     "text": "",
                 }
             )
-    layout = base_layout(
-        "Roadmap timeline (arrows: a phase waits for the one it depends on)",
+    layout = titled_layout(
+        "Roadmap timeline",
+        "arrows: a phase waits for the one it depends on",
         xaxis={"title": {"text": "weeks from start"}, "rangemode": "tozero"},
         yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": labels},
         barmode="overlay",
         annotations=arrows,
         height=max(300, 70 + 48 * len(phases)),
     )
-    layout["margin"] = {"l": 210, "r": 30, "t": 60, "b": 90}
+    layout["margin"] = {**layout["margin"], "l": 210, "r": 30, "b": 90}
     layout["legend"] = {"orientation": "h", "y": -0.25, "x": 0}
     figure.update_layout(layout)
     return figure_entry("roadmap-gantt", figure)

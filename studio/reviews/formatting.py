@@ -1,7 +1,7 @@
 """How the review pages write a headline number: the unit the metric is kept in, thousands
 separators, fractions as percentages, money in millions where it is large."""
 
-from studio.runs.headline import HEADLINE_METRICS, Metric
+from studio.runs.headline import HEADLINE_METRICS, Metric, card_text
 from studio.runs.sections.format import DASH, amount, count, percent
 
 METRICS = {m.key: m for m in HEADLINE_METRICS}
@@ -24,15 +24,10 @@ def metric_text(value, metric: Metric) -> str:
 
 
 def card_parts(value, metric: Metric) -> tuple[str, str]:
-    """(number, unit) for a headline card, where the unit is printed small under the number."""
-    if metric.unit in ("USD", "USD/GPU-h") and not isinstance(value, bool):
-        unit = "USD per delivered GPU-hour" if metric.unit == "USD/GPU-h" else "USD"
-        if abs(value) >= 1e6:
-            return f"{value / 1e6:,.1f}", "million USD"
-        return (f"{value:,.2f}" if metric.unit == "USD/GPU-h" else f"{value:,.0f}"), unit
-    if metric.unit in ("fraction", "count", "%"):
-        return metric_text(value, metric), ""
-    return amount(value), metric.unit
+    """(number, unit) for a headline card, where the unit is printed small under the number:
+    as the design and results pages write it (the review page said 101 h where the design page
+    beside it said 100.9 h)."""
+    return card_text(value, metric)
 
 
 def headline_rows(headline: dict) -> list[dict]:

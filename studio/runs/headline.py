@@ -108,6 +108,15 @@ def _format(value, unit: str) -> str:
     return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
 
 
+def card_text(value, metric: Metric) -> tuple[str, str]:
+    """(number, unit printed under it) of a headline card: the design page, the results page,
+    the review page and presenting mode all write a headline number this one way."""
+    unit = "" if metric.unit == "fraction" else metric.unit
+    if metric.unit == "USD" and isinstance(value, int | float) and abs(value) >= 1e6:
+        unit = "million USD"
+    return _format(value, metric.unit), unit
+
+
 def headline_cards(results: TypedResults | None, evidence: dict | None = None) -> list[dict]:
     """The headline cards; `evidence` ({key: HeadlineEvidence}, studio.runs.evidence) puts the
     grade beside each number."""
@@ -118,14 +127,12 @@ def headline_cards(results: TypedResults | None, evidence: dict | None = None) -
         value = headline.get(metric.key)
         if value is None or (metric.key == "sites" and value == 1):
             continue  # a single site is the ordinary case: no card for it
-        unit = "" if metric.unit == "fraction" else metric.unit
-        if metric.unit == "USD" and abs(value) >= 1e6:
-            unit = "million USD"
+        text, unit = card_text(value, metric)
         cards.append(
             {
                 "key": metric.key,
                 "label": metric.label,
-                "text": _format(value, metric.unit),
+                "text": text,
                 "unit": unit,
                 "evidence": evidence.get(metric.key),
             }

@@ -32,6 +32,9 @@ def test_main_pages_render_without_errors(live_server, page, team_a, design_in):
         "spec-reference": "/docs/spec/",
         "history": f"/projects/{design.project.pk}/history/",
         "tokens": "/account/tokens/",
+        "reports": f"/projects/{design.project.pk}/reports/",
+        "reviews": f"/projects/{design.project.pk}/reviews/",
+        "sweep-new": f"/designs/{design.pk}/sweeps/",
         "api-docs": "/api/docs/",
     }
     for name, path in pages.items():
@@ -43,7 +46,21 @@ def test_main_pages_render_without_errors(live_server, page, team_a, design_in):
         if name == "api-docs":
             page.wait_for_selector(".swagger-ui .info", timeout=15_000)
         screenshot(page, name)
+        assert_no_sideways_page_or_stretched_checkbox(page, name)
     assert page.console_errors == []
+
+
+def assert_no_sideways_page_or_stretched_checkbox(page, name: str) -> None:
+    """Seen at 1440x900: the validation table pushed the page to 1,869 px, and checkboxes took
+    the full width of an input, centred on a line away from their labels (report designs,
+    sweep objectives)."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], (name, width)
+    widest = page.evaluate(
+        "Math.max(0, ...[...document.querySelectorAll('input[type=checkbox]')]"
+        ".map(e => e.getBoundingClientRect().width))"
+    )
+    assert widest <= 40, (name, widest)
 
 
 def test_multi_site_results_show_every_site(live_server, page, team_a, design_in):

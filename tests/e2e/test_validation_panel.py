@@ -41,6 +41,9 @@ def test_open_the_validation_panel_from_a_headline_number(live_server, page, tea
     screenshot(page, "validation-nearest")
     page.goto(f"{base}/validation/")
     page.wait_for_selector("#chart-validation-errors .main-svg")
+    # The 10-column reference table scrolls in its box; it pushed the page to 1,869 px wide.
+    page_width = page.evaluate("document.documentElement.scrollWidth")
+    assert page_width <= page.viewport_size["width"], page_width
     screenshot(page, "validation-panel")
     page.locator("#chart-validation-scatter-1").scroll_into_view_if_needed()
     screenshot(page, "validation-panel-charts")

@@ -23,18 +23,59 @@ STATUS_COLOURS = {
 }
 
 
+# Log axes label 1, 2 and 5 of each decade in full (20, 50, 1,000): plotly's default labels
+# every digit in small type (a "4" above "10" that means 40).
+LOG_TICKS = {"type": "log", "dtick": "D2", "tickformat": ",~g"}
+
+# Plotly does not wrap titles (a long line is cut at the panel's right edge): a main title is
+# broken at about this many characters, which fit a half-width chart of the results page.
+MAIN_TITLE_CHARS = 55
+
+
 def base_layout(title: str, **axes) -> dict:
-    """Title left-aligned and wrapped into the top margin (never clipped at the panel's edge);
-    the legend below the plot, anchored under the x-axis title (never on top of it)."""
+    """Title left-aligned in a top margin sized for its lines (never clipped at the panel's
+    edge); the legend below the plot, anchored under the x-axis title (never on top of it)."""
+    title_layout, top = anchored_title(title)
     return {
-        "title": {"text": title, "x": 0.01, "xanchor": "left", "automargin": True},
+        "title": title_layout,
         "font": FONT,
-        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": top, "b": 60},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.3, "x": 0, "xanchor": "left"},
         "xaxis": {"automargin": True},
         "yaxis": {"automargin": True},
         **{k: _automargin(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in axes.items()},
     }
+
+
+def anchored_title(text: str) -> tuple[dict, int]:
+    """(layout title, top margin it needs): plain text wrapped to a half-width panel (markup
+    keeps the caller's own breaks), pinned below the container's top edge. With `automargin`
+    plotly.js places a title of two or more lines from its first line's baseline, which puts
+    that first line above the canvas (cut in half on every results chart with a detail line)."""
+    if "<" not in text:
+        text = _wrapped(text, MAIN_TITLE_CHARS)
+    return _title_dict(text), _top_margin(text.count("<br>") + 1)
+
+
+def _title_dict(text: str) -> dict:
+    return {
+        "text": text,
+        "x": 0.01,
+        "xanchor": "left",
+        "yref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "pad": {"t": 24},
+    }
+
+
+def _top_margin(main_lines: int, detail_lines: int = 0) -> int:
+    """Room for the title: 60 px for one main line, 24 px per further main line (18 px type),
+    25 px for the first 12 px detail line and 16 px for each further one."""
+    margin = 60 + 24 * (main_lines - 1)
+    if detail_lines:
+        margin += 25 + 16 * (detail_lines - 1)
+    return margin
 
 
 def _automargin(axis):
@@ -68,10 +109,13 @@ def titled_layout(main: str, detail: str | None = None, **axes) -> dict:
     """base_layout with a short title and, on a smaller second line, the figures behind it."""
     if not detail:
         return base_layout(main, **axes)
+    main = _wrapped(main, MAIN_TITLE_CHARS)
+    detail = _wrapped(detail)
     layout = base_layout(
-        f"{main}<br><span style='font-size:12px;color:#667085'>{_wrapped(detail)}</span>", **axes
+        f"{main}<br><span style='font-size:12px;color:#667085'>{detail}</span>", **axes
     )
-    layout["margin"] = {**layout["margin"], "t": 85 + 16 * _wrapped(detail).count("<br>")}
+    top = _top_margin(main.count("<br>") + 1, detail.count("<br>") + 1)
+    layout["margin"] = {**layout["margin"], "t": top}
     return layout
 
 

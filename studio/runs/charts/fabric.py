@@ -217,7 +217,7 @@ def site_diagram_figure(site: SiteFabric, prefix: str = "") -> go.Figure | None:
         xaxis={**axis, "range": [-0.01, 1.0]},
         yaxis={**axis, "range": [-0.6, rows - 0.4]},
     )
-    layout["margin"] = {"l": 20, "r": 20, "t": 85, "b": 20}
+    layout["margin"] = {**layout["margin"], "l": 20, "r": 20, "b": 20}
     figure.update_layout(
         layout,
         shapes=shapes,

@@ -65,7 +65,7 @@ def site_rack_power_figure(site: SiteFacility, prefix: str = "") -> go.Figure | 
             "cmax": 1,
             "line": {"color": "#1d2433", "width": 0.5},
             "colorbar": {
-                "title": {"text": "of rack limit (%)"},
+                "title": {"text": "share of<br>limit (%)"},
                 "tickformat": ".0%",
                 "thickness": 12,
             },

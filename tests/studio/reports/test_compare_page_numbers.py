@@ -1,6 +1,7 @@
 """The compare page prints each headline number as the results cards and the report do (units,
 sensible precision), never a raw float such as `10694400.638` or `11.000` racks."""
 
+import json
 import re
 
 import pytest
@@ -38,3 +39,48 @@ def test_compare_cells_are_formatted_like_the_report(client, team_a, design_in):
     for metric in HEADLINE_METRICS:
         if headline.get(metric.key) is not None:
             assert format_metric(headline[metric.key], metric) in table, metric.key
+
+
+def _page_figure(page: str, figure_id: str) -> dict:
+    script = rf'<script id="figure-{figure_id}" type="application/json">(.*?)</script>'
+    found = re.search(script, page)
+    assert found, figure_id
+    return json.loads(found.group(1))
+
+
+def test_compare_charts_show_fractions_in_percent_and_titles_that_fit(client, team_a, design_in):
+    """Seen on the page: the table said MFU 48.6 % and the bar beside it 0.486 (fraction);
+    the scaling chart's title ran off the panel and the TCO chart's name labels off the plot."""
+    alice, alpha = team_a
+    first = design_in(alice, alpha, slug="h100-256-onprem-starter")
+    second = design_services.design_create(
+        actor=alice,
+        project=first.project,
+        name="Superpod",
+        spec=example_spec("dgx-h100-superpod-4su"),
+        message="test",
+    )
+    runs = [_evaluated(alice, first), _evaluated(alice, second)]
+    client.force_login(alice)
+    page = client.get(f"/compare/?design={first.pk}&design={second.pk}").content.decode()
+    mfu = _page_figure(page, "bar-mfu")
+    assert mfu["layout"]["yaxis"]["title"]["text"] == "MFU (%)"
+    expected = [run.results["headline"]["mfu"] * 100 for run in runs]
+    assert mfu["data"][0]["y"] == pytest.approx(expected)
+    tco = _page_figure(page, "cost-vs-time")
+    assert all(trace["mode"] == "markers" for trace in tco["data"])
+    assert tco["layout"]["yaxis"]["tickprefix"] == "$"
+    for figure_id in ("scaling", "cost-vs-time", "bar-mfu"):
+        title = _page_figure(page, figure_id)["layout"]["title"]
+        assert title["yanchor"] == "top" and not title.get("automargin"), figure_id
+        assert all(len(line) <= 60 for line in title["text"].split("<br>")), title["text"]
+
+
+def test_compare_without_designs_says_how_to_pick_them(client, team_a):
+    """/compare/ with no or one design was a dead end (a red line and nothing else)."""
+    alice, _ = team_a
+    client.force_login(alice)
+    response = client.get("/compare/?design=1")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'id="compare-how"' in page and 'href="/"' in page and "Compare selected" in page

@@ -2,6 +2,7 @@
 revision makes approvals stale, anchors survive revisions, role rules, bad input is a 400."""
 
 import copy
+import re
 
 import pytest
 from django.core import mail
@@ -334,3 +335,32 @@ def test_the_compare_page_offers_a_review_of_the_comparison(client, crew, design
     assert link in page
     form = client.get(link.replace("&amp;", "&")).content.decode()
     assert form.count("checked") >= 2
+
+
+def _cards(page: str, marker: str) -> dict:
+    """{metric key: (number, unit)} of the headline cards whose opening tag has `marker`."""
+    found = re.findall(
+        marker + r'[^>]*>.*?<div class="value">([^<]*)</div><div class="unit">([^<]*)</div>', page
+    )
+    return dict(found_key_value(m) for m in found)
+
+
+def found_key_value(match: tuple) -> tuple:
+    key, number, unit = match
+    return key, (number, unit)
+
+
+def test_review_cards_write_each_headline_number_as_the_design_page_does(client, crew, reviewed):
+    """Seen side by side: the design page said 100.9 h and 716.1 kW, the review page and the
+    presenting mode 101 h and 716 kW (and USD/GPU-h under one, a sentence under the other)."""
+    design, review = reviewed
+    client.force_login(crew["bob"])
+    design_cards = _cards(
+        client.get(f"/designs/{design.pk}/").content.decode(), r'data-metric="([a-z_0-9]+)"'
+    )
+    review_cards = _cards(
+        client.get(f"/reviews/{review.pk}/").content.decode(),
+        rf'data-anchor-id="headline-{design.pk}-([a-z_0-9]+)"',
+    )
+    assert len(design_cards) >= 12
+    assert review_cards == design_cards

@@ -16,7 +16,17 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 import models_engine
-from studio.runs.charts import built_figures, cost, fabric, facility, regions, reliability, storage
+from studio.runs.charts import (
+    built_figures,
+    cost,
+    fabric,
+    facility,
+    regions,
+    reliability,
+    run_sections,
+    storage,
+)
+from studio.runs.charts.common import MAIN_TITLE_CHARS
 from studio.runs.selectors import TypedResults, parse_results
 from studio.runs.views import results_context
 
@@ -277,3 +287,35 @@ def test_section_templates_render_without_results():
     context = {"run": run, **results_context(run)}
     for key, _title, _builders in SECTIONS:
         render_to_string(f"runs/sections/_{key}.html", context)
+
+
+def _title_lines(text: str) -> tuple[list[str], list[str]]:
+    """(main lines, detail lines) of a title as plain text; the detail is the grey <span>."""
+    main, span, detail = text.partition("<span")
+    detail = span + detail
+    plain = [re.sub(r"<[^>]+>", "", line).strip() for line in main.split("<br>")]
+    detail_lines = [re.sub(r"<[^>]+>", "", line).strip() for line in detail.split("<br>")]
+    return [line for line in plain if line], [line for line in detail_lines if line]
+
+
+def test_every_title_fits_its_panel_and_log_axes_label_whole_numbers(typed):
+    """Seen in the browser: every two-line title had its first line cut at the top of the
+    panel (plotly's automargin places it from the first baseline), and long one-line titles
+    ran off the right edge. A title now hangs from the container's top inside a margin sized
+    for its lines, no line is longer than a half-width panel holds, and a log axis labels
+    20 and 50 in full (not a small "2" and "5" that mean 20 and 50)."""
+    for section in run_sections(typed):
+        for entry in section["figures"]:
+            layout, label = entry["spec"]["layout"], entry["id"]
+            title = layout["title"]
+            assert not title.get("automargin"), label
+            assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1, "top"), label
+            main, detail = _title_lines(title["text"])
+            assert main and all(len(line) <= MAIN_TITLE_CHARS + 4 for line in main), (label, main)
+            assert all(len(line) <= 95 for line in detail), (label, detail)
+            room = title["pad"]["t"] + 18 * 1.3 * len(main) + 12 * 1.3 * len(detail)
+            assert room <= layout["margin"]["t"], (label, room, layout["margin"]["t"])
+            for key in ("xaxis", "yaxis"):
+                axis = layout.get(key) or {}
+                if axis.get("type") == "log" and "dtick" not in axis:
+                    raise AssertionError(f"{label} {key}: log axis with plotly's digit labels")
