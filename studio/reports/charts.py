@@ -1,6 +1,8 @@
 """Comparison charts drawn from the designs' engine results (no number is recomputed here)."""
 
+import hashlib
 import json
+from pathlib import Path
 
 import plotly.graph_objects as go
 
@@ -156,3 +158,8 @@ def scaling_curves(columns, names: list[str]) -> dict | None:
         )
     )
     return {"id": "scaling", "spec": json.loads(figure.to_json())}
+
+
+# The compare figures are stored per runs and names (studio.runs.figures): a change to this
+# module's code must rebuild them, not serve figures drawn by the old code.
+COMPARE_CHARTS_VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]

@@ -42,7 +42,9 @@ def compare(request):
         return [{**figure, "script_id": f"figure-{figure['id']}"} for figure in figures]
 
     # Built once per process for these runs and names, not on every request.
-    figures = compared_figures(columns, names, build_figures)
+    figures = compared_figures(
+        columns, names, build_figures, builder_version=charts.COMPARE_CHARTS_VERSION
+    )
     context = {
         "columns": columns,
         "rows": rows,

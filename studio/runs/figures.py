@@ -46,16 +46,19 @@ def store_run_figures(run: EngineRun) -> None:
         run_figure_sections(run, results)
 
 
-def compared_figures(columns, names: list[str], build: Callable[[], list[dict]]) -> list[dict]:
+def compared_figures(
+    columns, names: list[str], build: Callable[[], list[dict]], builder_version: str = ""
+) -> list[dict]:
     """The compare page's figures (`build()` makes them from the columns' runs and the names),
     built once for the same runs' results, design names and chart code: stored in the database
     for every web process, and kept in this one. A column without a finished run contributes
     nothing to a chart, only its name. The caller has checked that the user may see every
-    design; the list returned is shared: read it only."""
+    design; the list returned is shared: read it only. `builder_version` names the code of
+    `build` (it lives in a higher layer), so a change there rebuilds the stored figures too."""
     # By the runs' results, not their ids: re-evaluating an unchanged design (a cache hit, a
     # new run) does not change the figures.
     runs = tuple((c.design.pk, results_identity(c.run) if c.run else None) for c in columns)
-    key = (CHARTS_VERSION, runs, tuple(names))
+    key = (CHARTS_VERSION, builder_version, runs, tuple(names))
     digest = hashlib.sha256(repr(key).encode()).hexdigest()
     return COMPARED_FIGURES.get_or_build(
         key, lambda: [with_html(f) for f in _stored_or_built(digest, build)]
