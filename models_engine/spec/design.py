@@ -84,10 +84,16 @@ class DesignSpec(SpecModel):
         if product != gpus:
             model_parallel = par.tp * par.pp * par.cp
             hint = {"dp": gpus // model_parallel} if gpus % model_parallel == 0 else None
+            fix = (
+                f"set workload.parallelism.dp to {hint['dp']}"
+                if hint
+                else f"choose tp, pp and cp whose product divides {gpus}"
+            )
             issues.add(
                 "workload.parallelism",
                 f"tp x pp x dp x cp = {par.tp} x {par.pp} x {par.dp} x {par.cp} = {product} "
-                f"must equal compute.gpu_count ({gpus})",
+                f"must equal compute.gpu_count ({gpus}): {fix}, or set workload.parallelism "
+                'to "auto" to let the engine choose the layout',
                 hint,
             )
         domain = self.compute.nvlink_domain.gpus

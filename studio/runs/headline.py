@@ -86,12 +86,31 @@ def _change_texts(metric: Metric, old, new, delta) -> dict:
         shown = _format(value / scale if scale != 1.0 else value, "")
         return f"+{shown}" if signed and value > 0 else shown
 
+    def change(value) -> str:
+        """The change at the precision of the values beside it (48.6 -> 48.6 is a change of
+        -0.03, not -0.0291); a change too small for that precision keeps 1 significant digit."""
+        if not isinstance(value, float):  # whole numbers and "—" as the values are
+            return text(value, signed=True)
+        decimals = max(_decimals(text(old)), _decimals(text(new)))
+        scaled = value / scale if scale != 1.0 else value
+        if scaled and round(scaled, decimals) == 0:
+            shown = f"{scaled:.1g}"
+        else:
+            shown = f"{scaled:,.{decimals}f}"
+        return f"+{shown}" if value > 0 else shown
+
     return {
         "unit_text": unit,
         "old_text": text(old),
         "new_text": text(new),
-        "delta_text": text(delta, signed=True) if delta is not None else "",
+        "delta_text": change(delta) if delta is not None else "",
     }
+
+
+def _decimals(shown: str) -> int:
+    """Digits after the decimal point of a formatted number ("48.6" -> 1, "1,234" -> 0)."""
+    number = shown.split()[0] if shown else ""
+    return len(number.split(".")[1]) if "." in number else 0
 
 
 def _format(value, unit: str) -> str:

@@ -185,6 +185,12 @@ RULE_CASES = [
         "must equal compute.gpu_count (256)",
     ),
     (
+        "product-not-gpu-count-names-the-fix",
+        explicit(dp=16),
+        "workload.parallelism",
+        'set workload.parallelism.dp to 32, or set workload.parallelism to "auto"',
+    ),
+    (
         "heads-not-divisible-by-tp",
         with_changes(explicit(tp=8), **{"workload.attention_heads": 36, "workload.kv_heads": 4}),
         "workload.parallelism.tp",
