@@ -172,15 +172,9 @@ def parallel_figure(summary: dict) -> go.Figure | None:
                 hoverinfo="skip",
             )
         )
+    # Each axis is named once, by the x tick text (a second label drawn as an annotation
+    # landed on top of it and on its neighbours').
     for index, dimension in enumerate(dimensions):
-        figure.add_annotation(
-            x=index,
-            y=-0.06,
-            yanchor="top",
-            showarrow=False,
-            text=_wrap(dimension["label"]),
-            font={"size": 12},
-        )
         for position, text in dimension["ticks"]:
             figure.add_annotation(
                 x=index,

@@ -264,3 +264,19 @@ def test_result_tables_state_units():
         ("200,000", "20.0 % of all variants"),
     ]
     assert ("feasible-count", "Feasible", "1,234 (0.1 %)") in tables.count_cards(summary)
+
+
+def test_parallel_coordinates_name_each_axis_once(
+    team_a, design_in, small_chunks, django_capture_on_commit_callbacks
+):
+    """Every swept input and objective is named once, by the x tick text; no annotation repeats
+    a name on top of it (they overlapped their neighbours with many axes)."""
+    from studio.runs.sweeps.figures import parallel_figure
+
+    user, team = team_a
+    sweep = _run(design_in(user, team), user, django_capture_on_commit_callbacks)
+    figure = parallel_figure(sweep.summary)
+    names = list(figure.layout.xaxis.ticktext)
+    assert len(names) == len(DEFINITION["axes"]) + len(DEFINITION["objectives"])
+    annotations = [a.text for a in figure.layout.annotations]
+    assert not set(names) & set(annotations)
