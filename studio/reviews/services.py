@@ -5,6 +5,7 @@ import logging
 import re
 import smtplib
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.mail import send_mail
 from django.db import transaction
@@ -355,7 +356,7 @@ def _notify(users, review: ReviewRequest, text: str, skip=None) -> None:
     )
     addresses = [u.email for u in users if u.email]
     if addresses:
-        link = reverse("review-detail", args=[review.pk])
+        link = settings.STUDIO_SITE_URL + reverse("review-detail", args=[review.pk])
         transaction.on_commit(lambda: _send(addresses, text, link))
 
 

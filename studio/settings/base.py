@@ -145,6 +145,11 @@ INVITATION_DEFAULT_DAYS = 7
 INVITATION_MAX_DAYS = 30
 
 
+# Where users reach the studio (e.g. https://studio.example.org): e-mails sent outside a request
+# (review notices) link there. Unset: the links are paths on the studio's own host.
+STUDIO_SITE_URL = env("STUDIO_SITE_URL", default="").rstrip("/")
+
+
 # Email (Django 6.1 MAILERS): EMAIL_URL in django-environ's form (smtp+tls://user:pass@host:587,
 # smtp+ssl://..., consolemail://, filemail:///path, memorymail://, dummymail://), or a backend's
 # dotted path in EMAIL_BACKEND (SMTP then reads EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,

@@ -114,15 +114,18 @@ def test_anchors_survive_revisions_and_say_changed_since(crew, reviewed):
 
 
 def test_replies_resolve_reopen_and_mentions_notify_by_mail(
-    crew, reviewed, django_capture_on_commit_callbacks
+    crew, reviewed, django_capture_on_commit_callbacks, settings
 ):
     _design, review = reviewed
+    settings.STUDIO_SITE_URL = "https://studio.example.org"
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
         root = services.comment_add(actor=crew["bob"], review=review, body="Looks fine, @vera?")
     assert list(root.mentions.all()) == [crew["vera"]]
     assert Notification.objects.filter(user=crew["vera"], review=review).exists()
     assert any("vera@example.org" in m.to for m in mail.outbox)
+    # A mail reader has no studio host: the link is absolute.
+    assert f"https://studio.example.org/reviews/{review.pk}/" in mail.outbox[-1].body
     reply = services.comment_add(actor=crew["vera"], review=review, body="Yes", parent=root)
     assert reply.parent == root and reply.anchor_kind == root.anchor_kind
     services.comment_resolve(actor=crew["alice"], comment=root, resolved=True)
