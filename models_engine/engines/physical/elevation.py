@@ -171,24 +171,8 @@ def compute_templates(
             devices = [("node", units, system["name"], system["id"], system["name"])] * systems
             nodes = systems
         devices = devices + _patch_panels(nodes * optical_links_per_node)
-        slots, used = _stack(devices)
-        first, last = _racks_named(group["rack"], group["count"])
         templates.append(
-            RackTemplate(
-                template=f"compute-{index + 1}",
-                kind="compute",
-                racks=group["count"],
-                first_rack=first,
-                last_rack=last,
-                height_u=height_u,
-                units_used=used,
-                units_free=height_u - used,
-                kw=group["kw"],
-                pdus=_pdus(group["kw"], redundancy),
-                pdu_kw=round(PDU_KW, 1),
-                liquid_cooled=liquid,
-                devices=slots,
-            )
+            _template("compute", index, group, devices, height_u, redundancy, liquid=liquid)
         )
     return templates
 
@@ -212,24 +196,8 @@ def network_templates(
         ] * count
         # Trunks from the compute racks' panels land directly on the switch optics, so network
         # racks carry no panels of their own (their height goes to switches).
-        slots, used = _stack(devices)
-        first, last = _racks_named(group["rack"], group["count"])
         templates.append(
-            RackTemplate(
-                template=f"network-{index + 1}",
-                kind="network",
-                racks=group["count"],
-                first_rack=first,
-                last_rack=last,
-                height_u=height_u,
-                units_used=used,
-                units_free=height_u - used,
-                kw=group["kw"],
-                pdus=_pdus(group["kw"], redundancy),
-                pdu_kw=round(PDU_KW, 1),
-                liquid_cooled=False,
-                devices=slots,
-            )
+            _template("network", index, group, devices, height_u, redundancy, liquid=False)
         )
     return templates
 
@@ -249,23 +217,30 @@ def storage_templates(
         unit = int(item.get("unit_height_u") or item["units"] // max(appliances, 1))
         devices = [("storage-system", unit, "storage system", item.get("catalog_id"), model)]
         devices = devices * appliances + _patch_panels(appliances * links_per_appliance)
-        slots, used = _stack(devices)
-        first, last = _racks_named(group["rack"], group["count"])
         templates.append(
-            RackTemplate(
-                template=f"storage-{index + 1}",
-                kind="storage",
-                racks=group["count"],
-                first_rack=first,
-                last_rack=last,
-                height_u=height_u,
-                units_used=used,
-                units_free=height_u - used,
-                kw=group["kw"],
-                pdus=_pdus(group["kw"], redundancy),
-                pdu_kw=round(PDU_KW, 1),
-                liquid_cooled=False,
-                devices=slots,
-            )
+            _template("storage", index, group, devices, height_u, redundancy, liquid=False)
         )
     return templates
+
+
+def _template(
+    kind: str, index: int, group: dict, devices: list, height_u: int, redundancy: str, liquid: bool
+) -> RackTemplate:
+    """A facility rack group's template: its devices stacked from the bottom, its PDUs."""
+    slots, used = _stack(devices)
+    first, last = _racks_named(group["rack"], group["count"])
+    return RackTemplate(
+        template=f"{kind}-{index + 1}",
+        kind=kind,
+        racks=group["count"],
+        first_rack=first,
+        last_rack=last,
+        height_u=height_u,
+        units_used=used,
+        units_free=height_u - used,
+        kw=group["kw"],
+        pdus=_pdus(group["kw"], redundancy),
+        pdu_kw=round(PDU_KW, 1),
+        liquid_cooled=liquid,
+        devices=slots,
+    )
