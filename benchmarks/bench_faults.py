@@ -39,7 +39,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
+
+from bench_studio import create_database, starter_design
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER_APP_NAME = "bench_faults_worker"
@@ -374,7 +375,7 @@ def main() -> int:
     if not database_url.startswith("postgres"):
         print("DATABASE_URL must point at a scratch PostgreSQL database", file=sys.stderr)
         return 2
-    _create_database(database_url)
+    create_database(database_url)
     redis = PrivateRedis(args.redis_port)
     redis.start()
     bench = Bench(redis, database_url, args.runs)
@@ -386,7 +387,8 @@ def main() -> int:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    actor, revision = _design()
+    actor, design = starter_design("bench-faults", "faults")
+    revision = design.latest_revision
     outcomes = []
     try:
         bench.start_reaper()
@@ -411,37 +413,6 @@ def main() -> int:
     finally:
         bench.stop_all()
         redis.stop(signal.SIGTERM)
-
-
-def _design():
-    from django.contrib.auth import get_user_model
-
-    from studio.accounts.services import team_create
-    from studio.designs.models import Design
-    from studio.designs.services import design_create_from_example, project_create
-
-    user, _ = get_user_model().objects.get_or_create(username="bench-faults")
-    design = Design.objects.filter(project__team__memberships__user=user).first()
-    if design is None:
-        team = team_create(actor=user, name=f"Bench faults {os.getpid()}")
-        project = project_create(actor=user, team=team, name="Faults")
-        design = design_create_from_example(
-            actor=user, project=project, name="Starter", slug="h100-256-onprem-starter"
-        )
-    return user, design.latest_revision
-
-
-def _create_database(database_url: str) -> None:
-    import psycopg
-
-    parsed = urlparse(database_url)
-    name = parsed.path.lstrip("/")
-    admin = parsed._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        if not connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone():
-            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 if __name__ == "__main__":

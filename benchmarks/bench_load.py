@@ -31,9 +31,9 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import urlparse
 
 import requests
+from bench_studio import create_database
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_TARGET_P95_S = 0.300
@@ -304,7 +304,7 @@ def main() -> int:
     logs.mkdir(parents=True, exist_ok=True)
     try:
         if not args.url:
-            _create_database(database_url)
+            create_database(database_url)
             started = time.perf_counter()
             for role in ("web", "worker"):
                 processes.append(subprocess.Popen(
@@ -369,20 +369,6 @@ def main() -> int:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-
-
-def _create_database(database_url: str) -> None:
-    import psycopg
-
-    parsed = urlparse(database_url)
-    name = parsed.path.lstrip("/")
-    admin = parsed._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not exists:
-            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def _wait_healthy(base: str, web: subprocess.Popen, limit_s: float = 600) -> None:

@@ -25,7 +25,8 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlparse
+
+from bench_studio import create_database, starter_design
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = {
@@ -106,37 +107,6 @@ def definition(variants: int, case: str = "levers") -> dict:
     }
 
 
-def _create_database(database_url: str) -> None:
-    import psycopg
-
-    parsed = urlparse(database_url)
-    name = parsed.path.lstrip("/")
-    admin = parsed._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        if not connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone():
-            connection.execute(f'CREATE DATABASE "{name}"')
-
-
-def _design():
-    from django.contrib.auth import get_user_model
-
-    from studio.accounts.services import team_create
-    from studio.designs.models import Design
-    from studio.designs.services import design_create_from_example, project_create
-
-    user, _ = get_user_model().objects.get_or_create(username="bench-sweep")
-    design = Design.objects.filter(project__team__memberships__user=user).first()
-    if design is None:
-        team = team_create(actor=user, name=f"Bench sweep {os.getpid()}")
-        project = project_create(actor=user, team=team, name="Sweeps")
-        design = design_create_from_example(
-            actor=user, project=project, name="Starter", slug="h100-256-onprem-starter"
-        )
-    return user, design
-
-
 def _start_workers(count: int, queue: str) -> list[subprocess.Popen]:
     env = {**os.environ, "CELERY_TASK_ALWAYS_EAGER": "False", "REPORTS_WARM_PDF_TOOLS": "False"}
     return [
@@ -186,7 +156,7 @@ def main() -> int:
     if not database_url.startswith("postgres") or not os.environ.get("REDIS_URL"):
         print("set DATABASE_URL (a scratch PostgreSQL database) and REDIS_URL", file=sys.stderr)
         return 2
-    _create_database(database_url)
+    create_database(database_url)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings.local")
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "False"
     sys.path.insert(0, str(ROOT))
@@ -200,7 +170,7 @@ def main() -> int:
     from studio.runs.sweeps.services import sweep_create
 
     call_command("migrate", verbosity=0)
-    user, design = _design()
+    user, design = starter_design("bench-sweep", "sweeps")
     queue = f"bench-sweep-{uuid.uuid4().hex[:8]}"
     app.conf.task_default_queue = queue
     workers = _start_workers(args.workers, queue)

@@ -15,11 +15,8 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import time
-import uuid
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -27,11 +24,9 @@ import pytest
 from studio.runs import execution, services
 from studio.runs.models import EngineRun, RunStatus
 from studio.runs.selectors import runs_unfinished
+from tests.studio.runs.real_workers import celery_workers
 
-ROOT = Path(__file__).resolve().parents[3]
 CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
-
-SLOW_WORKER = str(Path(__file__).resolve().parents[3] / "benchmarks" / "slow_worker.py")
 
 
 def wait_for(predicate, timeout: float, what: str, step: float = 0.2):
@@ -66,58 +61,15 @@ def fault_settings(settings):
 def workers(fault_settings):
     """Start real `celery worker` processes (solo pool: SIGKILL kills the run with it) on a queue
     of this test's own, on the Redis broker and the test database."""
-    import redis
-    from django.db import connection
+    with celery_workers(fault_settings, "faults") as start_worker:
 
-    from studio.celery import app as celery_app
+        def start(delay: float = 0.0, broker_url: str = "") -> subprocess.Popen:
+            env = {"RUNS_HEARTBEAT_INTERVAL_S": "0.5", "FAULT_ENGINE_DELAY_S": str(delay)}
+            if broker_url:
+                env["CELERY_BROKER_URL"] = broker_url
+            return start_worker(env)
 
-    settings = fault_settings
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        pytest.skip("needs REDIS_URL (bin/test sets it)")
-    db = connection.settings_dict
-    if db["ENGINE"] != "django.db.backends.postgresql":
-        pytest.skip("needs PostgreSQL (bin/test sets DATABASE_URL)")
-    database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    queue = f"faults-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    started: list[subprocess.Popen] = []
-
-    def start(delay: float = 0.0, broker_url: str = "") -> subprocess.Popen:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "studio.settings.test",
-            "CELERY_TASK_ALWAYS_EAGER": "False",
-            "RUNS_HEARTBEAT_INTERVAL_S": "0.5",
-            "FAULT_ENGINE_DELAY_S": str(delay),
-        }
-        if broker_url:
-            env["CELERY_BROKER_URL"] = broker_url
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, SLOW_WORKER, "-A", "studio", "worker", "--pool", "solo"),
-                *("--queues", queue, "--loglevel", "WARNING", "--without-heartbeat"),
-                *("--without-gossip", "--without-mingle"),
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        started.append(proc)
-        return proc
-
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.task_default_queue = queue
-    try:
         yield start
-    finally:
-        celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-        celery_app.conf.task_default_queue = "celery"
-        for proc in started:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(timeout=20)
-        broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-        for key in broker.scan_iter(f"{queue}*"):
-            broker.delete(key)
 
 
 @contextmanager

@@ -5,20 +5,16 @@ chunk it held; finished chunks are not redone)."""
 import os
 import signal
 import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
 import pytest
 
 import models_engine
 from studio.runs.models import RunStatus, Sweep, SweepChunk, SweepStatus
 from studio.runs.sweeps import services
+from tests.studio.runs.real_workers import celery_workers
 from tests.studio.runs.test_sweeps import DEFINITION
 
-ROOT = Path(__file__).resolve().parents[3]
-SLOW_WORKER = str(ROOT / "benchmarks" / "slow_worker.py")
 STALE_S = 3
 
 
@@ -37,58 +33,19 @@ def wait_for(predicate, timeout: float, what: str, step: float = 0.2, each=None)
 @pytest.fixture
 def sweep_workers(settings):
     """Start `celery worker` processes (solo pool) on a queue of this test's own."""
-    import redis
-    from django.db import connection
-
-    from studio.celery import app as celery_app
-
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        pytest.skip("needs REDIS_URL (bin/test sets it)")
-    db = connection.settings_dict
-    if db["ENGINE"] != "django.db.backends.postgresql":
-        pytest.skip("needs PostgreSQL (bin/test sets DATABASE_URL)")
     settings.SWEEP_CHUNK_STALE_S = STALE_S
     settings.SWEEP_MIN_CHUNKS = 6
     settings.RUNS_UNSENT_GRACE_S = 0
-    database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    queue = f"sweeps-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    started: list[subprocess.Popen] = []
+    with celery_workers(settings, "sweeps") as start_worker:
 
-    def start(chunk_delay: float = 0.0) -> subprocess.Popen:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "studio.settings.test",
-            "CELERY_TASK_ALWAYS_EAGER": "False",
-            "SWEEP_CHUNK_STALE_S": str(STALE_S),
-            "FAULT_SWEEP_CHUNK_DELAY_S": str(chunk_delay),
-        }
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, SLOW_WORKER, "-A", "studio", "worker", "--pool", "solo"),
-                *("--queues", queue, "--loglevel", "WARNING", "--without-heartbeat"),
-                *("--without-gossip", "--without-mingle", "--prefetch-multiplier", "1"),
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        started.append(proc)
-        return proc
+        def start(chunk_delay: float = 0.0) -> subprocess.Popen:
+            env = {
+                "SWEEP_CHUNK_STALE_S": str(STALE_S),
+                "FAULT_SWEEP_CHUNK_DELAY_S": str(chunk_delay),
+            }
+            return start_worker(env, ("--prefetch-multiplier", "1"))
 
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.task_default_queue = queue
-    try:
         yield start
-    finally:
-        celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-        celery_app.conf.task_default_queue = "celery"
-        for proc in started:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(timeout=20)
-        broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-        for key in broker.scan_iter(f"{queue}*"):
-            broker.delete(key)
 
 
 def _expected_summary(sweep: Sweep) -> dict:
