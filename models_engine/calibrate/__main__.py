@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tiny", action="store_true", help="tiny shapes (seconds, also on a CPU): a smoke test"
     )
+    parser.add_argument(
+        "--only", choices=("experts",), help="measure only this part (experts: MoE expert GEMMs)"
+    )
     parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile block")
     return parser
 
@@ -85,6 +88,17 @@ def _section(doc: dict, name: str, measure) -> None:
     print(f"  {name}: {len(doc[name])} rows", file=sys.stderr, flush=True)
 
 
+def measure_experts_only(torch, tiny: bool) -> dict:
+    """Only the MoE expert sections (a short run on a GPU already calibrated otherwise)."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    began = time.perf_counter()
+    doc: dict = {"meta": _meta(torch, tiny, device), "errors": []}
+    _expert_sections(torch, doc, tiny, torch.bfloat16, device)
+    doc["meta"]["elapsed_s"] = round(time.perf_counter() - began, 1)
+    doc["meta"]["nvidia_smi_end"] = nvidia_smi()
+    return doc
+
+
 def measure(torch, tiny: bool, compile_block: bool) -> dict:
     from models_engine.calibrate import measure_attention as attention
     from models_engine.calibrate import measure_block as block
@@ -104,12 +118,27 @@ def measure(torch, tiny: bool, compile_block: bool) -> dict:
         doc, "attention", lambda: attention.measure_attention(torch, shapes, dtype, device, errors)
     )
     _section(doc, "block", lambda: block.measure_blocks(torch, shapes, dtype, device))
+    _expert_sections(torch, doc, tiny, dtype, device)
     doc["meta"]["elapsed_s"] = round(time.perf_counter() - began, 1)
     doc["meta"]["nvidia_smi_after_main"] = nvidia_smi()
     if device == "cuda":
         _gpu_only_sections(torch, doc, shapes, dtype, device, compile_block)
     doc["meta"]["nvidia_smi_end"] = nvidia_smi()
     return doc
+
+
+def _expert_sections(torch, doc, tiny, dtype, device) -> None:
+    from models_engine.calibrate import measure_experts as experts
+    from models_engine.calibrate import measure_gemm as gemm
+
+    fp8 = gemm.fp8_supported(torch)
+    _section(
+        doc,
+        "expert_gemm",
+        lambda: experts.measure_expert_gemms(torch, tiny, dtype, device, fp8),
+    )
+    _section(doc, "expert_group", lambda: experts.measure_expert_groups(torch, tiny, dtype, device))
+    _section(doc, "host_op", lambda: experts.measure_host_op(torch, tiny, device))
 
 
 def _gpu_only_sections(torch, doc, shapes, dtype, device, compile_block) -> None:
@@ -141,9 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tiny and not torch.cuda.is_available():
         print(NO_TORCH, file=sys.stderr)
         return 2
-    doc = measure(torch, args.tiny, compile_block=not args.no_compile and not args.tiny)
-    Path(args.out).write_text(json.dumps(doc, indent=1))
-    print(format_summary(summarise(doc)))
+    if args.only == "experts":
+        doc = measure_experts_only(torch, args.tiny)
+        Path(args.out).write_text(json.dumps(doc, indent=1))
+    else:
+        doc = measure(torch, args.tiny, compile_block=not args.no_compile and not args.tiny)
+        Path(args.out).write_text(json.dumps(doc, indent=1))
+        print(format_summary(summarise(doc)))
     print(f"written: {args.out}")
     return 0
 

@@ -25,11 +25,13 @@ from models_engine.catalog.base import FROZEN
 
 # Same ramps as engines/performance/efficiency_data.py (the engine may not be imported from
 # the catalog; tests/engine/test_measured_efficiency.py checks they agree).
-GEMM_TILE_RAMP = {"m0": 32.0, "n0": 64.0, "k0": 64.0}
+GEMM_TILE_RAMP = {"m0": 32.0, "n0": 0.0, "k0": 128.0}
+GEMM_KERNEL_FIXED_US = 2.5
 ATTENTION_LENGTH_RAMP = 256.0
-# H100 FP8 / BF16 GEMM fraction ratio (h100-fp8-vs-bf16-gemm-2026-11-26.json: 0.616 of the
-# FP8 peak against 0.721 of the BF16 peak), used when a file has no FP8 GEMMs.
-FP8_TO_BF16_FRACTION = 0.616 / 0.721
+# H100 FP8 / BF16 GEMM fraction ratio (h100-fp8-vs-bf16-gemm-2026-11-26.json: 0.619 of the
+# FP8 peak against 0.731 of the BF16 peak, both after the tile ramp and fixed time), used when a file has no
+# FP8 GEMMs.
+FP8_TO_BF16_FRACTION = 0.619 / 0.731
 
 
 class MeasurementError(ValueError):
@@ -55,6 +57,11 @@ class MeasuredKernels(BaseModel):
     hbm_copy: float = Field(gt=0, le=1.0, description="Device-to-device copy fraction of HBM TB/s.")
     hbm: float = Field(gt=0, le=1.0, description="Memory-bound kernels' fraction of HBM TB/s.")
     launch_gap: float = Field(ge=0, le=1.0, description="Eager launch gaps, share of kernel time.")
+    gemm_fixed_us: float = Field(
+        default=GEMM_KERNEL_FIXED_US,
+        ge=0,
+        description="GPU time every GEMM kernel takes beyond its FLOPs (microseconds).",
+    )
     source: str = Field(description="The file and GPU the figures come from.")
     gemm_curve: tuple[tuple[int, int, int, float], ...] = Field(
         default=(), description="Measured (M, N, K, fraction of the BF16 peak) per GEMM."
@@ -87,10 +94,20 @@ def _length_ramp(seq: float) -> float:
     return seq / (seq + ATTENTION_LENGTH_RAMP)
 
 
+def _without_fixed_time(fraction: float, m: float, n: float, k: float, peak: float) -> float:
+    """A measured GEMM's fraction of the peak once the per-kernel fixed time is taken out of
+    its time (the engine adds it back per call, kernels.gemm_time_s)."""
+    seconds = 2.0 * m * n * k / (fraction * peak)
+    return 2.0 * m * n * k / (max(seconds - GEMM_KERNEL_FIXED_US * 1e-6, 1e-9) * peak)
+
+
 def _gemm(doc: dict, bf16_peak: float):
     rows = _rows(doc, "gemm", ("M", "N", "K", "tflops"))
     curve = tuple((int(r["M"]), int(r["N"]), int(r["K"]), r["tflops"] / bf16_peak) for r in rows)
-    fraction = statistics.median(f / _tile_ramp(m, n, k) for m, n, k, f in curve)
+    peak = bf16_peak * 1e12
+    fraction = statistics.median(
+        _without_fixed_time(f, m, n, k, peak) / _tile_ramp(m, n, k) for m, n, k, f in curve
+    )
     return _fraction("gemm", fraction), curve
 
 
@@ -103,10 +120,13 @@ def _fp8_gemm(doc: dict, fp8_doc: dict | None, fp8_peak: float | None, bf16: flo
         rows = _rows(fp8_doc, "rows", ("m", "n", "k", "fp8_tflops"))
     else:
         return bf16 * FP8_TO_BF16_FRACTION
+    peak = fp8_peak * 1e12
     return _fraction(
         "rows (fp8)",
         statistics.median(
-            r["fp8_tflops"] / fp8_peak / _tile_ramp(r["m"], r["n"], r["k"]) for r in rows
+            _without_fixed_time(r["fp8_tflops"] / fp8_peak, r["m"], r["n"], r["k"], peak)
+            / _tile_ramp(r["m"], r["n"], r["k"])
+            for r in rows
         ),
     )
 

@@ -47,9 +47,10 @@ def host_wait_s(result: dict) -> float:
 def test_many_small_local_experts_wait_for_the_host(qwen_b200):
     result = run(qwen_b200)
     wait = host_wait_s(result)
-    # Since MXFP8 GEMM calls pay their fitted fixed time on the GPU (compute_profile
-    # gemm_fixed_s), part of the experts' host time hides behind it: 9.8 % of the step remains.
-    assert wait > 0.08 * result["step_time_s"]
+    # MXFP8 GEMM calls pay their fitted fixed time on the GPU (compute_profile gemm_fixed_s) and
+    # every GEMM kernel its measured 2.5 us (efficiency_data.GEMM_KERNEL_FIXED_US), so part of
+    # the experts' host time hides behind them: 5.8 % of the step remains.
+    assert wait > 0.05 * result["step_time_s"]
     # The breakdown still adds up to the step.
     assert sum(result["breakdown_s"].values()) == pytest.approx(result["step_time_s"], rel=1e-6)
 

@@ -9,6 +9,7 @@ import pytest
 
 from models_engine.catalog import load_catalog
 from models_engine.engines.performance.compute_profile import compute_profile
+from models_engine.engines.performance.efficiency_data import GEMM_KERNEL_FIXED_US
 from models_engine.engines.performance.kernels import gemm_time_s
 from models_engine.engines.performance.stacks import (
     MXFP8_GEMM_FIXED_US,
@@ -30,11 +31,13 @@ def gb200_profile(precision: str, stack: str = "auto"):
     return compute_profile(gpu, precision, stack_choice=SoftwareStackChoice(name=stack))
 
 
-def test_mxfp8_gemms_pay_the_stacks_fitted_time_per_call_and_bf16_none():
-    assert gb200_profile("mxfp8").gemm_fixed_s == pytest.approx(MXFP8_GEMM_FIXED_US * 1e-6)
-    assert gb200_profile("bf16").gemm_fixed_s == 0.0
-    # A stack with no published MXFP8 run to fit on takes none (compute_profile.gemm_fixed_s).
-    assert gb200_profile("mxfp8", "maxtext-jax").gemm_fixed_s == 0.0
+def test_mxfp8_gemms_pay_the_stacks_fitted_time_per_call_and_bf16_only_the_kernels():
+    kernel = GEMM_KERNEL_FIXED_US * 1e-6
+    assert gb200_profile("mxfp8").gemm_fixed_s == pytest.approx(MXFP8_GEMM_FIXED_US * 1e-6 + kernel)
+    assert gb200_profile("bf16").gemm_fixed_s == pytest.approx(kernel)
+    # A stack with no published MXFP8 run to fit on adds nothing to the kernel's own time
+    # (compute_profile.gemm_fixed_s).
+    assert gb200_profile("mxfp8", "maxtext-jax").gemm_fixed_s == pytest.approx(kernel)
 
 
 def expert_gemms_s(profile, local_experts: float, tokens: float = 4096.0, top_k: int = 8):
@@ -48,8 +51,9 @@ def test_many_small_experts_cost_more_in_mxfp8_than_few_large_ones_at_equal_flop
     mx, bf16 = gb200_profile("mxfp8"), gb200_profile("bf16")
     mx_small, mx_large = expert_gemms_s(mx, 32), expert_gemms_s(mx, 8)
     bf16_small, bf16_large = expert_gemms_s(bf16, 32), expert_gemms_s(bf16, 8)
-    # Equal FLOPs: BF16 differs only by the tile ramp of the smaller rows (under 5 %) ...
-    assert bf16_small / bf16_large < 1.05
+    # Equal FLOPs: BF16 differs by the tile ramp of the smaller rows and the kernel time of 24
+    # more GEMMs (under 10 %) ...
+    assert bf16_small / bf16_large < 1.10
     # ... MXFP8 adds the fixed time of 24 more calls (scaled by the stack's named losses).
     extra = (mx_small - mx_large) - (bf16_small - bf16_large) * mx.peak_flops / bf16.peak_flops
     fixed = 24 * MXFP8_GEMM_FIXED_US * 1e-6 * mx.kernel_time_scale

@@ -192,7 +192,9 @@ def compute_profile(
     # NVFP4 runs keep the non-MLP linear layers on the FP8 path (_mlp_path).
     key = "fp8" if precision == "nvfp4" else precision
     fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
-    fixed = 0.0 if serving else gemm_fixed_s(fitted, precision)
+    # Every GEMM kernel's own fixed GPU time, plus the training stack's FP8 / MXFP8 work per call.
+    kernel_fixed = kernels.get("gemm_fixed_us", 0.0) * 1e-6
+    fixed = kernel_fixed + (0.0 if serving else gemm_fixed_s(fitted, precision))
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     return ComputeProfile(
         sku=gpu.id,
@@ -202,7 +204,7 @@ def compute_profile(
         gemm_fraction=fraction,
         bf16_gemm_fraction=gemm["bf16"],
         gemm_fixed_s=fixed,
-        bf16_gemm_fixed_s=0.0,
+        bf16_gemm_fixed_s=kernel_fixed,
         **_mlp_path(gpu, precision, gemm, peak, fraction, fixed),
         attention_forward_fraction=forward,
         attention_backward_fraction=backward,

@@ -19,19 +19,25 @@ __all__ = [
     "ATTENTION_HEAD_DIM_FACTOR",
     "ATTENTION_LENGTH_RAMP",
     "DEFAULT_EFFICIENCY",
+    "GEMM_KERNEL_FIXED_US",
     "GEMM_TILE_RAMP",
     "SKU_EFFICIENCY",
     "SOFTWARE_STACKS",
 ]
 
 # GEMM size ramp shared by all SKUs, efficiency factor M/(M + m0) x N/(N + n0) x K/(K + k0):
-# wave / tile quantisation and the prologue + epilogue. Form: cuBLAS / CUTLASS tiles are
-# 128 x 256 x 64 on Ampere and Hopper, so on average up to half a tile of each edge is
-# wasted (64, 128, 128). Size: the H100 microbenchmark (96 GPT-layer GEMMs, every edge
-# 2048-49152) is flat in size; scaling those edges by 0, 0.25, 0.5 and 1 leaves a mean
-# |residual| of 4.6, 4.5, 4.4 and 4.8 %: half the tile edges (0.5) fits best and keeps
-# the ramp that small expert GEMMs (MoE, a few hundred rows) need.
-GEMM_TILE_RAMP = {"m0": 32.0, "n0": 64.0, "k0": 64.0}
+# wave / tile quantisation and the prologue + epilogue. MEASURED on one H100 SXM (700 W,
+# PyTorch 2.11, cuBLAS): the 96 GPT-layer GEMMs of h100-pytorch-2.11-bf16-2026-11-26.json
+# (every edge 2048-49152) and the 180 MoE expert GEMMs of
+# h100-calibrate-experts-2026-11-26.json (models_engine.calibrate --only experts: expert
+# shapes of Qwen3-30B / 235B, gpt-oss-120b, DeepSeek-V3 and Mixtral with 256-8192 rows, kernel
+# time from CUDA-graph replays). Grid fit of (fraction, m0, n0, k0, fixed time) on log time:
+# m0 = 32, n0 = 0, k0 = 128 and 2.5 us per GEMM kernel (GEMM_KERNEL_FIXED_US: the prologue,
+# epilogue and last partial wave a small GEMM cannot hide); mean |error| 6.2 % (10.7 % with
+# the former half-tile guess 32 / 64 / 64 and no fixed time, which was 25 % fast on expert
+# GEMMs under ~20 GFLOP). tests/engine/test_calibrate.py holds the fit.
+GEMM_TILE_RAMP = {"m0": 32.0, "n0": 0.0, "k0": 128.0}
+GEMM_KERNEL_FIXED_US = 2.5
 
 # Flash-attention efficiency ramp over the key/value length each kernel sees (fewer tiles
 # per head on short sequences): L / (L + 256). FlashAttention-2 paper (Dao 2023) Fig. 5/6

@@ -36,9 +36,12 @@ NEMO_EAGER_MOE_2025 = "nemo-2025-moe-eager"
 # 2 x num_gemms torch.empty calls in GroupedLinear's cast, named by a Transformer Engine
 # maintainer as the host overhead of GroupedLinear: NVIDIA/TransformerEngine issue 1499,
 # 2025-02-24). Taken as
-# 25 us, the range's upper end, for x86 and Grace hosts alike (UNCERTAIN: not measured; not
-# fitted on the registry: 15 / 20 / 25 / 30 us give check-only p90 26.3 / 26.3 / 23.9 / 21.2 %;
+# 25 us, the range's upper end, for x86 and Grace hosts alike (not fitted on the registry: 15 / 20 / 25 / 30 us give check-only p90 26.3 / 26.3 / 23.9 / 21.2 %;
 # the Megatron-Bridge 25.11 B200 MoE runs at micro-batch 1 stay 17-27 % fast at 25 us).
+# Measured lower bound: a plain PyTorch expert GEMM (`x @ w.T`, no Transformer Engine) costs
+# 14-19 us of host time per call on the x86 host of an H100 SXM server, issued while the GPU
+# is busy (tests/fixtures/gpu_microbench/h100-calibrate-experts-2026-11-26.json,
+# `expert_group`); Transformer Engine's GroupedLinear adds its allocations and casts on top.
 HOST_S_PER_EXPERT_OP = 25e-6
 
 SOFTWARE_STACKS = {
@@ -254,12 +257,14 @@ STACK_LOSSES[(COMPOSER_FSDP, "ampere")] = {
 # MXFP8 per-GEMM fixed time (compute_profile.BLOCK_SCALED_FIXED_KEY): fitted on the one
 # published MXFP8 run whose launch script is public, DeepSeek-V3 on 256 GB200 at the end of
 # NVIDIA's optimisation write-up (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization,
-# 970 TFLOP/s per GPU; registry family megatron-lm-deepseek-v3-gb200): 0 / 15 / 20 / 25 / 30 us
-# give -10.9 / -4.2 / -2.0 / +0.2 / +2.4 %. Its routed experts are the only eager part of that
+# 970 TFLOP/s per GPU; registry family megatron-lm-deepseek-v3-gb200), on top of the 2.5 us
+# every GEMM kernel takes (efficiency_data.GEMM_KERNEL_FIXED_US, measured on an H100): 20 /
+# 22.5 / 25 us give -0.8 / +0.3 / +1.4 % (before that kernel time was measured: 25 us, +0.2 %).
+# Its routed experts are the only eager part of that
 # run (attention, router and EP preprocess are CUDA graphs), after the device-host sync of the
 # dropless dispatcher: each expert GEMM's quantize / scale-swizzle work and its launch cannot
 # run ahead of the GPU (the write-up, sections 2.3 and 3.1).
-MXFP8_GEMM_FIXED_US = 25.0
+MXFP8_GEMM_FIXED_US = 22.5
 
 STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
     **STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")],
@@ -269,7 +274,7 @@ STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
         "overhead, 114 us per FP8 GEMM); instead the Blackwell GEMM fractions "
         "(kernel_data 'blackwell-fitted') are fitted on the NVIDIA DGX Cloud Llama 3.1 405B GB200 "
         "runs (v25.05.04, "
-        "BF16 and FP8, 128-512 GPUs, 6 runs: within 1.5 %). MXFP8 adds 25 us per GEMM call "
+        "BF16 and FP8, 128-512 GPUs, 6 runs: within 1.5 %). MXFP8 adds 22.5 us per GEMM call "
         "(quantize and scale swizzle per GEMM, one call per local expert), fitted on the "
         "Megatron-LM DeepSeek-V3 GB200 MXFP8 run (1 run, 256 GPUs, 970 TFLOP/s: +0.2 %). "
         "Cross-check, not fitted: the "
