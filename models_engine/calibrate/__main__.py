@@ -138,7 +138,6 @@ def _expert_sections(torch, doc, tiny, dtype, device) -> None:
         lambda: experts.measure_expert_gemms(torch, tiny, dtype, device, fp8),
     )
     _section(doc, "expert_group", lambda: experts.measure_expert_groups(torch, tiny, dtype, device))
-    _section(doc, "host_op", lambda: experts.measure_host_op(torch, tiny, device))
 
 
 def _gpu_only_sections(torch, doc, shapes, dtype, device, compile_block) -> None:

@@ -14,8 +14,6 @@ cannot tell how fast a routed expert runs when it gets a few hundred to a few th
   its own weight, as Transformer Engine's GroupedLinear does (one cuBLAS GEMM per expert): GPU
   time per expert against one expert alone, and the host time to issue each call while the GPU
   is busy (so the host, not the queue, is what is timed).
-- `host_op`: the host time of one small PyTorch operation (an in-place add on a tiny tensor)
-  issued back to back while the GPU is busy: the per-operation dispatch cost of this host.
 """
 
 import time
@@ -33,7 +31,6 @@ EXPERT_SHAPES = (
 EXPERT_ROWS = (256, 512, 1024, 2048, 4096, 8192)
 GROUP_SIZES = (4, 16, 32)
 GROUP_ROWS = (512, 2048)
-HOST_OPS = 500  # below the launch queue's depth, so the host is what is timed
 
 TINY_SHAPES = (("tiny", 64, 32),)
 TINY_ROWS = (16, 64)
@@ -146,11 +143,3 @@ def measure_expert_groups(torch, tiny: bool, dtype, device) -> list[dict]:
                     }
                 )
     return rows
-
-
-def measure_host_op(torch, tiny: bool, device) -> list[dict]:
-    small = torch.zeros(16, device=device)
-    count = 50 if tiny else HOST_OPS
-    calls = [lambda: small.add_(1.0)] * count
-    host_us = _host_us_per_call(torch, device, calls)
-    return [{"op": "add_ (16 floats)", "calls": count, "host_us_per_op": host_us}]

@@ -26,11 +26,15 @@ from models_engine.catalog.base import FROZEN
 # Same ramps as engines/performance/efficiency_data.py (the engine may not be imported from
 # the catalog; tests/engine/test_measured_efficiency.py checks they agree).
 GEMM_TILE_RAMP = {"m0": 32.0, "n0": 0.0, "k0": 128.0}
-GEMM_KERNEL_FIXED_US = 2.5
+# Fixed GPU time per GEMM kernel where a file has no expert GEMMs: what the H100 expert file
+# gives (`_gemm_fixed_us` on tests/fixtures/gpu_microbench/h100-calibrate-experts-2026-11-26.json).
+GEMM_KERNEL_FIXED_US = 2.9
+# Bounds on a measured fixed time; beyond them the file is taken to be wrong.
+MAX_GEMM_FIXED_US = 50.0
 ATTENTION_LENGTH_RAMP = 256.0
 # H100 FP8 / BF16 GEMM fraction ratio (h100-fp8-vs-bf16-gemm-2026-11-26.json: 0.619 of the
-# FP8 peak against 0.731 of the BF16 peak, both after the tile ramp and fixed time), used when a file has no
-# FP8 GEMMs.
+# FP8 peak against 0.731 of the BF16 peak, both after the tile ramp and fixed time), used when
+# a file has no FP8 GEMMs.
 FP8_TO_BF16_FRACTION = 0.619 / 0.731
 
 
@@ -109,6 +113,31 @@ def _gemm(doc: dict, bf16_peak: float):
         _without_fixed_time(f, m, n, k, peak) / _tile_ramp(m, n, k) for m, n, k, f in curve
     )
     return _fraction("gemm", fraction), curve
+
+
+def _gemm_fixed_us(doc: dict, fraction: float, bf16_peak: float) -> float:
+    """Fixed GPU time per GEMM kernel: the median over the file's MoE expert GEMMs
+    (`expert_gemm`, kernel time from CUDA-graph replays; models_engine.calibrate) of measured
+    time minus what the fraction and tile ramp give; GEMM_KERNEL_FIXED_US without them."""
+    # Only kernel times from graph replays: eager timings of small GEMMs are the host's.
+    rows = [r for r in doc.get("expert_gemm") or [] if "bf16_eager_ms" in r]
+    if not rows:
+        return GEMM_KERNEL_FIXED_US
+    rows = _rows({"expert_gemm": rows}, "expert_gemm", ("M", "N", "K", "bf16_ms"))
+    peak = bf16_peak * 1e12
+    residuals = [
+        r["bf16_ms"] * 1e3
+        - 2e6 * r["M"] * r["N"] * r["K"] / (peak * fraction * _tile_ramp(r["M"], r["N"], r["K"]))
+        for r in rows
+    ]
+    fixed = statistics.median(residuals)
+    if not 0.0 <= fixed <= MAX_GEMM_FIXED_US:
+        raise MeasurementError(
+            "expert_gemm",
+            f"GEMM times that leave 0-{MAX_GEMM_FIXED_US:g} us per kernel beyond the FLOPs "
+            f"(got {fixed:.1f} us)",
+        )
+    return round(fixed, 2)
 
 
 def _fp8_gemm(doc: dict, fp8_doc: dict | None, fp8_peak: float | None, bf16: float) -> float:
@@ -218,6 +247,7 @@ def kernel_efficiency(
         hbm_copy=copy,
         hbm=elementwise,
         launch_gap=round(_launch_gap(doc), 4),
+        gemm_fixed_us=_gemm_fixed_us(doc, bf16, bf16_dense_tflops),
         source=(
             f"measured on {meta.get('gpu_name', 'an unnamed GPU')} (torch {meta.get('torch')}, "
             f"CUDA {meta.get('cuda')}): {len(gemm_curve)} GEMMs, {len(attention_curve)} "

@@ -10,9 +10,9 @@ copied to tests/fixtures/gpu_microbench/).
 """
 
 import importlib.util
+import json
 import math
 import statistics
-import json
 from pathlib import Path
 
 import pytest

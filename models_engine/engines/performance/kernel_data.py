@@ -31,7 +31,6 @@ Fields:
 
 from models_engine.engines.performance.efficiency_data import GEMM_KERNEL_FIXED_US
 
-
 _H100_MEASURED = {
     "gemm": {"bf16": 0.731, "fp16": 0.731, "fp8": 0.619},
     "attention": {"cudnn": (0.621, 0.511), "flash": (0.324, 0.272)},
