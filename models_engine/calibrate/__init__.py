@@ -18,7 +18,9 @@ What it measures, each with CUDA events (3 warm-ups, then the median of 12 timed
 - `block`: a plain eager pre-LN GPT block (LN, QKV, SDPA, projection, LN, 4h GELU MLP), forward +
   backward, and `block_profile`: the same block's kernels by class (GEMM, attention, other) from
   the PyTorch profiler, which separates kernel time from launch gaps;
-- `fp8_gemm` (GPUs with FP8 tensor cores, `torch._scaled_mm`): the same layer GEMMs in BF16 and FP8.
+- `fp8_gemm` (GPUs with FP8 tensor cores, `torch._scaled_mm`): the same layer GEMMs in BF16 and FP8;
+- `expert_gemm` and `expert_group` (measure_experts): MoE expert GEMMs with 256-8192 rows, kernel
+  time from CUDA-graph replays, and the host time per expert GEMM call (`--only experts`).
 
 The output's schema is the one of the reference measurements in
 `../shared/reference/gpu_microbench/` (and `tests/fixtures/gpu_microbench/`); `meta` records the

@@ -11,6 +11,7 @@ import pytest
 from models_engine.catalog import load_catalog
 from models_engine.catalog.measured import (
     ATTENTION_LENGTH_RAMP,
+    GEMM_KERNEL_FIXED_US,
     GEMM_TILE_RAMP,
     MeasurementError,
     read_calibration,
@@ -29,6 +30,7 @@ H100 = read_calibration(FIXTURES / "h100-pytorch-2.11-bf16-2026-11-26.json")
 H200 = read_calibration(FIXTURES / "h200-pytorch-2.11-bf16-2026-11-26.json")
 H100_FP8 = read_calibration(FIXTURES / "h100-fp8-vs-bf16-gemm-2026-11-26.json")
 H200_TOOL = read_calibration(FIXTURES / "h200-calibrate-tool-2026-11-26.json")
+H100_EXPERTS = read_calibration(FIXTURES / "h100-calibrate-experts-2026-11-26.json")
 CATALOG = load_catalog()
 
 
@@ -53,6 +55,7 @@ def test_import_reproduces_the_engines_built_in_measured_profiles(doc, sku, buil
     assert measured.hbm_copy == pytest.approx(expected["hbm_copy"], abs=0.002)
     assert measured.hbm == pytest.approx(expected["hbm"], abs=0.002)
     assert measured.launch_gap == pytest.approx(expected["launch_gap"], abs=0.002)
+    assert measured.gemm_fixed_us == pytest.approx(expected["gemm_fixed_us"], abs=0.05)
     # The curves behind the figures travel with the entry: one point per measured GEMM.
     assert len(measured.gemm_curve) == len(doc["gemm"])
     # cuDNN attention is about twice PyTorch's flash backend on Hopper (README).
@@ -75,6 +78,7 @@ def test_the_calibration_tools_output_imports_and_agrees_with_the_reference_run(
 
 def test_catalog_and_engine_use_the_same_ramps():
     assert GEMM_TILE_RAMP == efficiency_data.GEMM_TILE_RAMP
+    assert GEMM_KERNEL_FIXED_US == efficiency_data.GEMM_KERNEL_FIXED_US
     assert ATTENTION_LENGTH_RAMP == efficiency_data.ATTENTION_LENGTH_RAMP
 
 
@@ -168,3 +172,41 @@ def test_fixtures_are_the_published_reference_files():
     for reference in shared.glob("*.json"):
         fixture = FIXTURES / reference.name
         assert json.loads(fixture.read_text()) == json.loads(reference.read_text())
+
+
+def test_graph_replayed_expert_gemms_give_the_gpus_own_fixed_time_per_gemm():
+    """A file with MoE expert GEMMs timed from CUDA-graph replays (`calibrate --only experts`)
+    sets the GPU's fixed time per GEMM kernel; the built-in H100 figure is what the H100
+    expert file gives. Eagerly timed expert rows (the host's launch rate) are not used."""
+    with_experts = {**H100, "expert_gemm": H100_EXPERTS["expert_gemm"]}
+    measured = measure(with_experts, "h100-sxm-80gb", H100_FP8)
+    assert measured.gemm_fixed_us == pytest.approx(GEMM_KERNEL_FIXED_US, abs=0.1)
+    eager = [{**r, "bf16_ms": r["bf16_eager_ms"]} for r in H100_EXPERTS["expert_gemm"]]
+    eager = [{k: v for k, v in r.items() if k != "bf16_eager_ms"} for r in eager]
+    assert measure({**H100, "expert_gemm": eager}).gemm_fixed_us == GEMM_KERNEL_FIXED_US
+    slower = copy.deepcopy(with_experts)
+    for row in slower["expert_gemm"]:
+        row["bf16_ms"] += 0.010  # 10 us more per kernel
+    assert measure(slower).gemm_fixed_us == pytest.approx(measured.gemm_fixed_us + 10.0, abs=0.5)
+
+
+def test_an_imported_fixed_time_reaches_the_engines_gemms():
+    """The imported fixed time is what the performance engine adds per GEMM call: a GPU
+    measured with a 10 us slower kernel start runs the same small GEMM 10 us slower."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from models_engine.engines.performance.compute_profile import compute_profile
+    from models_engine.engines.performance.kernels import gemm_time_s
+
+    measured = {**H100, "expert_gemm": H100_EXPERTS["expert_gemm"]}
+    slow = copy.deepcopy(measured)
+    for row in slow["expert_gemm"]:
+        row["bf16_ms"] += 0.010
+    h100 = resolve_gpu(SimpleNamespace(custom_gpu=None, gpu_sku="h100-sxm-80gb"), CATALOG)
+    times = []
+    for doc in (measured, slow):
+        kernels = measure(doc, "h100-sxm-80gb", H100_FP8).model_dump()
+        profile = compute_profile(replace(h100, measured_efficiency=kernels), "bf16", serving=True)
+        times.append(float(gemm_time_s(1024.0, 1536.0, 2048.0, profile)))
+    assert times[1] - times[0] == pytest.approx(10e-6, rel=0.1)
