@@ -171,11 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.only == "experts":
         doc = measure_experts_only(torch, args.tiny)
-        Path(args.out).write_text(json.dumps(doc, indent=1))
     else:
         doc = measure(torch, args.tiny, compile_block=not args.no_compile and not args.tiny)
-        Path(args.out).write_text(json.dumps(doc, indent=1))
-        print(format_summary(summarise(doc)))
+    Path(args.out).write_text(json.dumps(doc, indent=1))
+    print(format_summary(summarise(doc)))
     print(f"written: {args.out}")
     return 0
 

@@ -53,6 +53,20 @@ def launch_gap_fraction(doc: dict) -> float | None:
     return _median(fractions)
 
 
+def expert_gemm_tflops(doc: dict) -> dict[int, float]:
+    """Median kernel TFLOP/s of the expert GEMMs per rows-per-expert (graph-timed rows only)."""
+    by_rows: dict[int, list[float]] = {}
+    for row in doc.get("expert_gemm", []):
+        if "bf16_eager_ms" in row:
+            by_rows.setdefault(int(row["rows"]), []).append(row["bf16_tflops"])
+    return {rows: statistics.median(rates) for rows, rates in sorted(by_rows.items())}
+
+
+def expert_host_us(doc: dict) -> float | None:
+    """Median host time to issue one expert GEMM while the GPU is busy."""
+    return _median([row["host_us_per_gemm"] for row in doc.get("expert_group", [])])
+
+
 def summarise(doc: dict) -> dict:
     meta = doc.get("meta", {})
     return {
@@ -64,6 +78,8 @@ def summarise(doc: dict) -> dict:
         "block_tflops": _median([row["model_tflops"] for row in doc.get("block", [])]),
         "fp8_over_bf16": fp8_speedup(doc),
         "launch_gap_fraction": launch_gap_fraction(doc),
+        "expert_gemm_tflops": expert_gemm_tflops(doc),
+        "expert_host_us": expert_host_us(doc),
         "errors": len(doc.get("errors", [])),
     }
 
@@ -84,6 +100,12 @@ def format_summary(summary: dict) -> str:
         lines.append(
             f"Attention {backend}: fwd {rates['fwd']:,.0f} / bwd {rates['bwd']:,.0f} TFLOP/s"
         )
+    experts = summary.get("expert_gemm_tflops") or {}
+    if experts:
+        rates = ", ".join(f"{rows}: {rate:,.0f}" for rows, rate in experts.items())
+        lines.append(f"Expert GEMMs by rows per expert (kernel TFLOP/s): {rates}")
+    if summary.get("expert_host_us") is not None:
+        lines.append(f"Host time per expert GEMM call: {summary['expert_host_us']:.1f} us")
     if summary["errors"]:
         lines.append(f"{summary['errors']} measurement(s) failed: see `errors` in the file")
     return "\n".join(lines)

@@ -170,3 +170,11 @@ def test_the_engines_tile_ramp_fits_the_measured_gemms():
     assert statistics.mean(abs(e) for e in everything) < 0.08
     for size, values in errors.items():
         assert abs(statistics.mean(values)) < 0.10, size
+
+
+def test_summary_prints_the_expert_gemms():
+    summary = summarise(load(H100_EXPERTS))
+    assert summary["expert_gemm_tflops"][256] < 0.7 * summary["expert_gemm_tflops"][8192]
+    assert 10.0 < summary["expert_host_us"] < 30.0
+    text = format_summary(summary)
+    assert "Expert GEMMs by rows per expert" in text and "Host time per expert GEMM" in text
