@@ -38,7 +38,10 @@ def _parser() -> argparse.ArgumentParser:
         "--tiny", action="store_true", help="tiny shapes (seconds, also on a CPU): a smoke test"
     )
     parser.add_argument(
-        "--only", choices=("experts",), help="measure only this part (experts: MoE expert GEMMs)"
+        "--only",
+        choices=("experts", "head-dims"),
+        help="measure only this part (experts: MoE expert GEMMs; head-dims: attention at head "
+        "dim 64 and 128)",
     )
     parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile block")
     return parser
@@ -88,12 +91,24 @@ def _section(doc: dict, name: str, measure) -> None:
     print(f"  {name}: {len(doc[name])} rows", file=sys.stderr, flush=True)
 
 
-def measure_experts_only(torch, tiny: bool) -> dict:
-    """Only the MoE expert sections (a short run on a GPU already calibrated otherwise)."""
+def measure_only(torch, tiny: bool, part: str) -> dict:
+    """One part only (a short run on a GPU already calibrated otherwise)."""
+    from models_engine.calibrate import measure_attention as attention
+
     device = "cuda" if torch.cuda.is_available() else "cpu"
     began = time.perf_counter()
     doc: dict = {"meta": _meta(torch, tiny, device), "errors": []}
-    _expert_sections(torch, doc, tiny, torch.bfloat16, device)
+    shapes = TINY if tiny else FULL
+    if part == "experts":
+        _expert_sections(torch, doc, tiny, torch.bfloat16, device)
+    else:
+        _section(
+            doc,
+            "attention_head_dim",
+            lambda: attention.measure_head_dims(
+                torch, shapes, torch.bfloat16, device, doc["errors"]
+            ),
+        )
     doc["meta"]["elapsed_s"] = round(time.perf_counter() - began, 1)
     doc["meta"]["nvidia_smi_end"] = nvidia_smi()
     return doc
@@ -169,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tiny and not torch.cuda.is_available():
         print(NO_TORCH, file=sys.stderr)
         return 2
-    if args.only == "experts":
-        doc = measure_experts_only(torch, args.tiny)
+    if args.only:
+        doc = measure_only(torch, args.tiny, args.only)
     else:
         doc = measure(torch, args.tiny, compile_block=not args.no_compile and not args.tiny)
     Path(args.out).write_text(json.dumps(doc, indent=1))

@@ -75,3 +75,30 @@ def _row(backend, hidden, heads, seq, batch, head_dim, fwd, fwd_bwd) -> dict:
         "bwd_tflops": bwd_flops / (bwd_ms * 1e-3) / 1e12,
         "fwd_bwd_tflops": (fwd_flops + bwd_flops) / (fwd_bwd.median_ms * 1e-3) / 1e12,
     }
+
+
+HEAD_DIMS = (64, 128)
+HEAD_DIM_HIDDEN = 4096  # 64 heads of 64 or 32 of 128: the same FLOPs per token
+
+
+def measure_head_dims(torch, shapes: Shapes, dtype, device, errors: list[str]) -> list[dict]:
+    """The same causal attention at head dim 64 and 128 (equal FLOPs: hidden 4096), per backend
+    and sequence length: what a narrower head costs each kernel (efficiency_data
+    ATTENTION_HEAD_DIM_FACTOR)."""
+    from dataclasses import replace
+
+    rows = []
+    for head_dim in HEAD_DIMS if shapes.head_dim == 128 else (shapes.head_dim,):
+        dims = replace(shapes, head_dim=head_dim)
+        hidden = HEAD_DIM_HIDDEN if shapes.head_dim == 128 else shapes.hidden_sizes[0]
+        heads = hidden // head_dim
+        for seq in shapes.attention_seqs:
+            batch = max(1, shapes.attention_tokens // seq)
+            for backend in BACKENDS:
+                try:
+                    timings = _time_backend(torch, backend, batch, heads, seq, dims, dtype, device)
+                except RuntimeError as exc:  # backend not built or not supported on this GPU
+                    errors.append(f"attention {backend} d={head_dim} seq={seq}: {exc}"[:300])
+                    continue
+                rows.append(_row(backend, hidden, heads, seq, batch, head_dim, *timings))
+    return rows

@@ -48,18 +48,19 @@ ATTENTION_LENGTH_RAMP = 256.0
 
 # Fused-attention throughput by head dimension, relative to head dim 128 (where every measured
 # fraction in kernel_data was taken: gpu_microbench attention is head dim 128), (forward,
-# backward) per backend. FlashAttention-3 paper (Shah et al. 2024, arXiv 2407.08608) Fig. 5
-# and 6, H100 SXM5 BF16, the head-dim 64 and 128 panels at sequence 4k / 8k / 16k: cuDNN
-# forward 408 / 412 / 413 against 609 / 600 / 595 TFLOP/s (0.685), backward 417 / 432 / 433
-# against 499 / 518 / 516 (0.835); FlashAttention-2 (the `flash` backend) forward 321 / 322 /
-# 324 against 368 / 370 / 370 (0.87), backward 279 / 287 / 291 against 310 / 318 / 322
-# (0.90). A head-dim-64 tile does half the MMA work per loaded K/V row and per softmax
-# element, so the non-matmul work weighs twice as much. Between the two points the factor is
-# interpolated in log2(head dim); below 64 it stays at 64's (ASSUMPTION), above 128 it is
-# 1.0 (the paper's head-dim-256 panel has no backward figure for cuDNN; not modelled).
+# backward) per backend. MEASURED on one H100 SXM (700 W, PyTorch 2.11, cuDNN 9.19;
+# tests/fixtures/gpu_microbench/h100-calibrate-head-dims-2026-11-26.json, `calibrate --only
+# head-dims`): causal SDPA at hidden 4096 as 64 heads of 64 or 32 of 128 (equal FLOPs), sequence
+# 2048 / 4096 / 8192, median of the three ratios: cuDNN forward 0.736 / 0.778 / 0.753, backward
+# 0.786 / 0.770 / 0.798; PyTorch's flash 0.890 / 0.926 / 0.943 and 0.923 / 0.915 / 0.930.
+# Cross-check: the FlashAttention-3 paper (Shah et al. 2024, arXiv 2407.08608, Fig. 5-6, H100
+# BF16) gives cuDNN 0.685 / 0.835 and FlashAttention-2 0.87 / 0.90. A head-dim-64 tile does half
+# the MMA work per loaded K/V row and per softmax element, so the non-matmul work weighs twice
+# as much. Between the two points the factor is interpolated in log2(head dim); below 64 it
+# stays at 64's (ASSUMPTION), above 128 it is 1.0 (not measured).
 ATTENTION_HEAD_DIM_FACTOR = {
-    "cudnn": {64: (0.685, 0.835), 128: (1.0, 1.0)},
-    "flash": {64: (0.87, 0.90), 128: (1.0, 1.0)},
+    "cudnn": {64: (0.753, 0.786), 128: (1.0, 1.0)},
+    "flash": {64: (0.926, 0.923), 128: (1.0, 1.0)},
 }
 
 
