@@ -18,6 +18,7 @@ cannot tell how fast a routed expert runs when it gets a few hundred to a few th
 
 import time
 
+from models_engine.calibrate.shapes import linear_gemms
 from models_engine.calibrate.timing import time_op, time_op_graphed
 
 # (model, hidden, expert ffn) of published fine-grained MoE models; fc1 is gated (2 x ffn).
@@ -40,13 +41,7 @@ TINY_GROUPS = (2,)
 def expert_gemms(hidden: int, ffn: int, rows: int) -> list[tuple[str, str, int, int, int]]:
     """(linear, pass, M, N, K) of one gated expert's GEMMs with `rows` routed tokens, in the
     `nn.Linear` layouts of shapes.layer_gemms: fc1 [hidden -> 2 ffn], fc2 [ffn -> hidden]."""
-    linears = {"fc1": (hidden, 2 * ffn), "fc2": (ffn, hidden)}
-    gemms = []
-    for linear, (fan_in, fan_out) in linears.items():
-        gemms.append((linear, "fwd", rows, fan_out, fan_in))
-        gemms.append((linear, "dgrad", rows, fan_in, fan_out))
-        gemms.append((linear, "wgrad", fan_out, fan_in, rows))
-    return gemms
+    return linear_gemms({"fc1": (hidden, 2 * ffn), "fc2": (ffn, hidden)}, rows)
 
 
 def _tflops(m: int, n: int, k: int, ms: float) -> float:

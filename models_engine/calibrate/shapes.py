@@ -66,9 +66,17 @@ def layer_gemms(hidden: int, tokens: int) -> list[tuple[str, str, int, int, int]
         "fc1": (hidden, 4 * hidden),
         "fc2": (4 * hidden, hidden),
     }
+    return linear_gemms(linears, tokens)
+
+
+def linear_gemms(
+    linears: dict[str, tuple[int, int]], tokens: int
+) -> list[tuple[str, str, int, int, int]]:
+    """(name, pass, M, N, K) of the forward, input-gradient and weight-gradient GEMMs of each
+    linear {name: (fan_in, fan_out)} applied to `tokens` rows, in `nn.Linear` layouts."""
     rows = []
-    for layer, (fan_in, fan_out) in linears.items():
-        rows.append((layer, "fwd", tokens, fan_out, fan_in))
-        rows.append((layer, "dgrad", tokens, fan_in, fan_out))
-        rows.append((layer, "wgrad", fan_out, fan_in, tokens))
+    for name, (fan_in, fan_out) in linears.items():
+        rows.append((name, "fwd", tokens, fan_out, fan_in))
+        rows.append((name, "dgrad", tokens, fan_in, fan_out))
+        rows.append((name, "wgrad", fan_out, fan_in, tokens))
     return rows
