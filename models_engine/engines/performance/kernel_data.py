@@ -102,7 +102,8 @@ _BLACKWELL_FITTED = {
         "recipes (dgxc-benchmarking v25.05.04 llama3.1/README.md, TP4 PP8 CP2 VP8, 128 / 256 / "
         "512 GPUs, BF16 9.35 / 9.48 / 9.51 s, FP8 6.13 / 6.18 / 6.24 s; model within 1.5 %); "
         "FP8 / BF16 per GEMM 0.53 x 4900 / (0.61 x 2450) = 1.74x, as measured on H100 "
-        "(1.73x). Attention and memory kernels: H100 fractions (UNCERTAIN)."
+        "(1.73x). Attention and memory kernels and the fixed time per GEMM kernel: H100's "
+        "(UNCERTAIN)."
     ),
 }
 
