@@ -22,7 +22,14 @@ from .schema import design_json_schema, field_docs
 from .security import Security
 from .serialize import canonical_json, design_to_dict, spec_hash
 from .storage import CheckpointPolicy, Durability, Storage, StorageTier
-from .workload import InferenceTarget, LatencySlo, MixtureOfExperts, Parallelism, Workload
+from .workload import (
+    InferenceTarget,
+    LatencySlo,
+    MixtureOfExperts,
+    MultiLatentAttention,
+    Parallelism,
+    Workload,
+)
 
 __all__ = [
     "SPEC_VERSION",
@@ -39,6 +46,7 @@ __all__ = [
     "InferenceTarget",
     "LatencySlo",
     "MixtureOfExperts",
+    "MultiLatentAttention",
     "NvlinkDomain",
     "Oversubscription",
     "Parallelism",

@@ -95,20 +95,58 @@ def _check_pipeline_split(workload: Workload, par: Parallelism, issues: RuleViol
 
 
 def _check_experts(workload: Workload, par: Parallelism, issues: RuleViolations) -> None:
+    etp = par.expert_tp if par.expert_tp is not None else par.tp
+    if par.expert_tp is not None:
+        _check_expert_tp(workload, par, issues)
     if par.ep == 1:
         return
     if workload.moe is None:
         issues.add("parallelism.ep", "ep > 1 needs an MoE model (workload.moe)", {"eq": 1})
         return
-    if par.dp % par.ep:
+    if etp == par.tp and par.dp % par.ep:
         issues.add(
             "parallelism.ep",
-            f"ep ({par.ep}) must divide dp ({par.dp})",
+            f"ep ({par.ep}) must divide dp ({par.dp}); or set expert_tp below tp to let the "
+            "expert-parallel group span the tensor-parallel ranks",
             {"one_of": divisors(par.dp)},
+        )
+    grid = par.tp * par.dp * par.cp
+    if etp != par.tp and grid % (par.ep * etp):
+        issues.add(
+            "parallelism.ep",
+            f"ep x expert_tp ({par.ep} x {etp}) must divide tp x dp x cp ({grid}): "
+            "Megatron-Core lays the experts out as EP x ETP x expert-DP over the same GPUs",
+            {"one_of": [d for d in divisors(grid) if (grid // d) % etp == 0]},
         )
     if workload.moe.experts % par.ep:
         issues.add(
             "parallelism.ep",
             f"ep ({par.ep}) must divide moe.experts ({workload.moe.experts})",
             {"one_of": divisors(workload.moe.experts)},
+        )
+
+
+def _check_expert_tp(workload: Workload, par: Parallelism, issues: RuleViolations) -> None:
+    etp = par.expert_tp
+    if workload.moe is None:
+        if etp != par.tp:
+            issues.add(
+                "parallelism.expert_tp",
+                "expert_tp applies to MoE models only (workload.moe): leave it null",
+            )
+        return
+    if etp > par.tp:
+        # Megatron-Core allows it, but the engine's expert grid is carved out of tp x dp
+        # from below; an expert split wider than the dense layers is not modelled.
+        issues.add(
+            "parallelism.expert_tp",
+            f"expert_tp ({etp}) must not exceed tp ({par.tp})",
+            {"le": par.tp},
+        )
+    width = workload.moe.expert_ffn_hidden_size
+    if width % etp:
+        issues.add(
+            "parallelism.expert_tp",
+            f"expert_tp ({etp}) must divide moe.expert_ffn_hidden_size ({width})",
+            {"one_of": divisors(width)},
         )

@@ -72,6 +72,45 @@ class MixtureOfExperts(SpecModel):
     )
 
 
+class MultiLatentAttention(SpecModel):
+    """Multi-head latent attention (DeepSeek-V2 / V3, arXiv 2405.04434 section 2.1): queries and
+    keys/values pass through low-rank latents; each head's query/key is a no-RoPE part of
+    `head_dim` plus a RoPE part shared by the heads' keys. Absent: ordinary multi-head /
+    grouped-query attention."""
+
+    q_lora_rank: int | None = spec_field(
+        None,
+        unit="count (latent width)",
+        description=(
+            "Query latent width (DeepSeek-V3: 1536); null = queries projected straight from "
+            "the hidden state (DeepSeek-V2-Lite)."
+        ),
+        ge=1,
+        le=1_000_000,
+    )
+    kv_lora_rank: int = spec_field(
+        ...,
+        unit="count (latent width)",
+        description="Key/value latent width, what inference caches per token (DeepSeek-V3: 512).",
+        ge=1,
+        le=1_000_000,
+    )
+    qk_rope_head_dim: int = spec_field(
+        64,
+        unit="count",
+        description="RoPE part of each query/key head, one key part shared by all heads.",
+        ge=0,
+        le=65_536,
+    )
+    v_head_dim: int | None = spec_field(
+        None,
+        unit="count",
+        description="Value head dimension; null = head_dim (DeepSeek-V3: 128).",
+        ge=1,
+        le=65_536,
+    )
+
+
 ZeroStage = literal_or("fsdp", Annotated[int, Field(ge=0, le=3)], "a ZeRO stage (0-3)")
 
 
@@ -90,9 +129,24 @@ class Parallelism(SpecModel):
     ep: int = spec_field(
         1,
         unit="GPUs",
-        description="Expert-parallel size; must divide dp (MoE models only).",
+        description=(
+            "Expert-parallel size (MoE models only): must divide dp, or with expert_tp below "
+            "tp, ep x expert_tp must divide tp x dp x cp."
+        ),
         ge=1,
         le=4096,
+    )
+    expert_tp: int | None = spec_field(
+        None,
+        unit="GPUs",
+        description=(
+            "Expert tensor-parallel size (Megatron --expert-tensor-parallel-size): GPUs each "
+            "routed expert is split over; null = tp. Below tp the expert-parallel group spans "
+            "the tensor-parallel ranks (DeepSeek-V3 recipes: tp 2, expert_tp 1, ep 64 over "
+            "tp x dp): ep x expert_tp must divide tp x dp x cp."
+        ),
+        ge=1,
+        le=1024,
     )
     virtual_stages: int = spec_field(
         1,
@@ -321,6 +375,14 @@ class Workload(SpecModel):
         ge=1,
         le=65_536,
     )
+    mla: MultiLatentAttention | None = section_field(
+        None,
+        description=(
+            "Multi-head latent attention (DeepSeek-V2 / V3); head_dim is then the no-RoPE part "
+            "of a query/key head and kv_heads must be null (every head gets its own key and "
+            "value from the latent). null = multi-head / grouped-query attention."
+        ),
+    )
     attention_sliding_window_tokens: int | None = spec_field(
         None,
         unit="tokens",
@@ -406,7 +468,10 @@ class Workload(SpecModel):
 
     @property
     def kv_heads_effective(self) -> int:
-        return self.kv_heads if self.kv_heads is not None else self.attention_heads
+        """Key/value heads the attention core sees: MLA up-projects one per query head."""
+        if self.kv_heads is None or self.mla is not None:
+            return self.attention_heads
+        return self.kv_heads
 
     @model_validator(mode="after")
     def _check_architecture(self) -> Workload:
@@ -421,6 +486,13 @@ class Workload(SpecModel):
 
     def _check_shape(self, issues: RuleViolations) -> None:
         heads, kv = self.attention_heads, self.kv_heads_effective
+        if self.mla is not None and self.kv_heads not in (None, heads):
+            issues.add(
+                "kv_heads",
+                "multi-head latent attention up-projects a key and value for every head: "
+                f"kv_heads must be null or equal attention_heads ({heads})",
+                {"one_of": [heads]},
+            )
         if heads % kv:
             issues.add(
                 "kv_heads",

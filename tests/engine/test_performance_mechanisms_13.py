@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from models_engine.engines.performance.attention_shape import AttentionShape
 from models_engine.engines.performance.efficiency_data import SKU_EFFICIENCY
 from models_engine.engines.performance.flops import recomputed_matmul_share
 from models_engine.engines.performance.kernel_data import (
@@ -78,7 +79,9 @@ def _dense_doc(head_dim: int) -> dict:
     doc = deepseek_v3("h100-sxm-80gb", 512, 2, 8, 64, 32, 4096)
     workload = doc["workload"]
     workload.pop("moe")
+    workload.pop("mla")
     workload["parallelism"].pop("ep")
+    workload["parallelism"].pop("expert_tp")
     workload["parallelism"].update(first_stage_layers=None, last_stage_layers=None, pp=1)
     workload["parallelism"]["dp"] = 256
     heads, kv_heads = 4096 // head_dim, 1024 // head_dim  # same q and k/v widths
@@ -131,6 +134,7 @@ def test_torchtitan_selective_recomputes_every_second_matmul():
     class Llama2_13B:
         hidden, heads, kv_heads, head_dim = 5120, 40, 40, 128
         attention_width = 5120
+        attention = AttentionShape(hidden=5120, heads=40, kv_heads=40, head_dim=128)
         ffn, mlp_matrices = 13824, 3
 
     ffn = 13824 / 5120

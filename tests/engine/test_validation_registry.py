@@ -274,6 +274,9 @@ def test_fitted_cases_keep_todays_bounds(report):
 # Re-measured on branch h-perf2 over all 78 scored check runs: median 5.1 %, p90 19.5 %.
 # Re-measured on branch h-perf3 over all 79 scored check runs (MT-NLG 280-node row now fit, its
 # 350- and 420-node rows added as checks): median 5.1 %, p90 15.4 %.
+# Re-measured in session 6 after entering DeepSeek-V3's attention as MLA and the DGX Cloud
+# DeepSeek-V3 layouts as published (EP 64, expert_tp 1), with the MXFP8 fixed time refitted on
+# its fit case: median 5.4 %, p90 16.1 % (faithful inputs moved those rows 1-4 points faster).
 BASELINE_FILE = Path(__file__).parent / "validation_check_baseline.json"
 BASELINE = json.loads(BASELINE_FILE.read_text())
 MARGIN = 0.005  # half a percentage point over the measured median / p90

@@ -30,10 +30,20 @@ class Candidates:
     shard: np.ndarray  # ranks the ZeRO / FSDP states are sharded over (dp x cp = all)
     # share of a stage's layers full recomputation covers (1 = all; the search keeps 1)
     recompute_share: np.ndarray | None = None
+    # GPUs each routed expert is split over (expert tensor parallelism; the search keeps tp)
+    etp: np.ndarray | None = None
 
     def __post_init__(self):
         if self.recompute_share is None:
             object.__setattr__(self, "recompute_share", np.ones_like(self.tp, dtype=float))
+        if self.etp is None:
+            object.__setattr__(self, "etp", self.tp)
+
+    @property
+    def expert_replicas(self) -> np.ndarray:
+        """Ranks holding the same routed-expert shard (expert data parallelism): the expert
+        grid EP x ETP x EDP covers the same tp x dp x cp GPUs as the dense layers."""
+        return self.tp * self.dp * self.cp / (self.ep * self.etp)
 
     @property
     def size(self) -> int:
@@ -61,6 +71,7 @@ class Candidates:
             dp=int(self.dp[index]),
             cp=int(self.cp[index]),
             ep=int(self.ep[index]),
+            expert_tp=None if self.etp[index] == self.tp[index] else int(self.etp[index]),
             virtual_stages=int(self.vp[index]),
             micro_batch_size=int(self.mbs[index]),
             zero_stage=int(self.zero[index]),
@@ -104,6 +115,7 @@ def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
         schedule=_array([schedule_code(c.pipeline_schedule) for c in layouts], int),
         shard=_array([c.shard_group_size or c.dp * c.cp for c in layouts]),
         recompute_share=_array([c.recompute_layer_share for c in layouts]),
+        etp=_array([c.expert_tp_size for c in layouts]),
     )
 
 

@@ -6,13 +6,16 @@ and group placements as the step model (comm_sizes, Megatron rank order tp-cp-ep
 from models_engine.engines.collectives import evaluate_collective
 from models_engine.engines.performance.comm_sizes import (
     PARAM_GATHER_BYTES,
+    cp_kv_bytes,
+    ep_dispatch_bytes,
+    ep_local_peers,
     pp_activation_bytes,
     stride_local,
-    tokens_per_microbatch,
     tp_activation_bytes,
 )
 from models_engine.engines.performance.data_parallel import stage_layer_count, stage_params_per_gpu
 from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
+from models_engine.engines.performance.layer_cost import moe_imbalance
 
 LEVELS = ("nvlink_domain", "scale_out")
 
@@ -58,8 +61,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
             count = (4 + (2 if full else 0)) * per_mb + 2 * m
             entries.append(_entry("tensor parallel", "all_reduce", size, tp, tp, topology, count))
     if cp > 1:
-        tokens = _scalar(tokens_per_microbatch(shape, cand))
-        kv = 2.0 * tokens * max(shape.kv_heads / tp, 1.0) * shape.head_dim * 2
+        kv = _scalar(cp_kv_bytes(shape, cand))
         local = int(min(cp, max(domain // tp, 1)))
         count = layers * m * (cp - 1)
         entries.append(
@@ -69,9 +71,8 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
             _entry("context parallel ring (dK/dV)", "send_recv", 2 * kv, 2, local, topology, count)
         )
     if ep > 1 and shape.moe_layers:
-        tokens = _scalar(tokens_per_microbatch(shape, cand))
-        size = tokens * shape.top_k * shape.hidden * 2
-        local = int(min(ep, max(domain // (tp * cp), 1)))
+        size = _scalar(ep_dispatch_bytes(shape, cand, moe_imbalance(shape, cand)))
+        local = int(_scalar(ep_local_peers(cand, domain)))
         moe_layers = layers * shape.moe_layers / shape.layers
         entries.append(
             _entry(
@@ -93,6 +94,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
             )
         )
     dense, expert = (float(x[0]) for x in stage_params_per_gpu(shape, cand))
+    etp, expert_dp = _scalar(cand.etp), _scalar(cand.expert_replicas)
     zero = int(cand.zero[0])
     # Fine-tuning reduces the gradients of the weights that train only (fine_tuning.py).
     grad_bytes = profile.stack.grad_reduce_bytes * layer_trained_share(shape, tuning)
@@ -101,7 +103,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
     layers = float(stage_layer_count(cand)[0]) if zero == 3 else 1.0
     for label, params, replicas, group, stride in (
         ("data parallel", dense, dp * cp, shard, tp),
-        ("expert data parallel", expert, dp * cp / ep, dp * cp / ep, tp * ep),
+        ("expert data parallel", expert, expert_dp, expert_dp, etp * ep),
     ):
         if replicas <= 1 or params <= 0:
             continue

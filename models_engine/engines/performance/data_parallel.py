@@ -44,7 +44,7 @@ def stage_params_per_gpu(shape, cand):
         best_dense = np.maximum(best_dense, dense)
         best_expert = np.maximum(best_expert, expert)
     held = stages_held(cand.schedule)  # DualPipe: stage i and p-1-i on one rank
-    return held * best_dense / cand.tp, held * best_expert / (cand.tp * cand.ep)
+    return held * best_dense / cand.tp, held * best_expert / (cand.etp * cand.ep)
 
 
 def _time(op, size, ranks, local, topology):
@@ -178,10 +178,10 @@ def data_parallel_exposed_s(
     trained = layer_trained_share(shape, tuning)
     dense, expert = stage_params_per_gpu(shape, cand)
     replicas = cand.dp * cand.cp
-    expert_replicas = replicas / cand.ep
+    expert_replicas = cand.expert_replicas
     groups = (
         _Group(dense, replicas, np.minimum(cand.shard, replicas), cand.tp),
-        _Group(expert, expert_replicas, expert_replicas, cand.tp * cand.ep),
+        _Group(expert, expert_replicas, expert_replicas, cand.etp * cand.ep),
     )
     exposed = np.zeros_like(cand.tp)
     total = np.zeros_like(cand.tp)
@@ -204,6 +204,6 @@ def optimizer_s(shape, cand, profile, tuning: Tuning = FULL):
     trained = layer_trained_share(shape, tuning)
     sharded = cand.zero >= 1
     dense_shard = dense / np.where(sharded, cand.shard, 1.0)
-    expert_shard = expert / np.where(sharded, np.maximum(cand.dp * cand.cp / cand.ep, 1.0), 1.0)
+    expert_shard = expert / np.where(sharded, np.maximum(cand.expert_replicas, 1.0), 1.0)
     states = (dense_shard + expert_shard) * trained
     return states * OPTIMIZER_BYTES_PER_PARAM / profile.hbm_bytes_per_s

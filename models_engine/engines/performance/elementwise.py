@@ -34,7 +34,12 @@ def elementwise_bytes(shape, tokens, tp, sp, stack, fp8: bool, ffn=None):
     activation_backward = ffn * (10.0 if gated else 6.0)
     rotary = 0.0
     if stack.attention_kernel == "flash":
-        rotary = 4.0 * (shape.heads + shape.kv_heads) * shape.head_dim / tp
+        rotary = 4.0 * shape.attention.rope_width(tp)
+    # MLA normalises its two latents (RMSNorm, replicated over TP): read + write forward,
+    # three tensors backward, as the layer norms above.
+    latents = shape.attention.q_lora + shape.attention.kv_lora
+    activation_forward = activation_forward + 4.0 * latents
+    activation_backward = activation_backward + 6.0 * latents
     cast_forward = cast_backward = 0.0
     if fp8:
         up_width = (shape.mlp_matrices - 1) * ffn

@@ -1,7 +1,8 @@
 """FLOP counts. The engine's MFU convention: 6 x N_active per token (forward + backward of
 every weight a token multiplies, the output head included, the embedding lookup not) plus
 causal attention 6 x s x (heads x head_dim) per token per layer (QK^T and AV over s/2 keys
-on average, forward + backward); no recompute. HFU adds the recomputed work."""
+on average, forward + backward; for MLA head_dim is the mean of the query/key and value head
+dims); no recompute. HFU adds the recomputed work."""
 
 from models_engine.engines.performance.fine_tuning import (
     FULL,
@@ -11,7 +12,8 @@ from models_engine.engines.performance.fine_tuning import (
 
 MFU_CONVENTION = (
     "MFU = (6 x N_active + 6 x s x heads x head_dim x layers) x tokens / (time x GPUs x peak): "
-    "N_active = weights a token multiplies incl. the output head, no embedding lookup; causal "
+    "N_active = weights a token multiplies incl. the output head, no embedding lookup; "
+    "head_dim = mean of the query/key and value head dims (they differ under MLA); causal "
     "attention (half the s x s scores); no recompute; peak = dense tensor TFLOP/s of the run's "
     "precision (fp8, mxfp8 and nvfp4 runs use the FP8 peak: NVFP4 puts only the MLP GEMMs "
     "on the FP4 path). HFU adds recomputed forward work (full: the whole "
@@ -25,7 +27,7 @@ def attention_flops_per_token(shape) -> float:
     per layer, which is 6 x s x width with causal s / 2 keys; sliding-window layers count
     the keys inside their window (shapes.attention_keys_per_query)."""
     keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
-    return 12.0 * keys * shape.attention_width * shape.layers
+    return 12.0 * keys * shape.score_width * shape.layers
 
 
 def model_flops_per_token(shape, tuning: Tuning = FULL) -> float:
@@ -76,10 +78,10 @@ def recompute_flops_per_token(
 
 
 def _matmul_weights(shape, moe: bool) -> list[float]:
-    """Weights of one layer's plain matmuls in forward order: q, k, v, o, then the MLP's
-    (gate, up, down or up, down). An MoE layer's experts run as grouped GEMMs, not counted."""
-    kv = shape.hidden * shape.kv_heads * shape.head_dim
-    attention = [shape.hidden * shape.attention_width, kv, kv, shape.attention_width * shape.hidden]
+    """Weights of one layer's plain matmuls in forward order: q, k, v (MLA: its down and up
+    projections), o, then the MLP's (gate, up, down or up, down). An MoE layer's experts run
+    as grouped GEMMs, not counted."""
+    attention = [float(p.params) for p in shape.attention.projections()]
     return attention if moe else attention + [shape.hidden * shape.ffn] * shape.mlp_matrices
 
 

@@ -14,9 +14,10 @@ from models_engine.engines.performance.memory_fit import INFERENCE_WEIGHT_BYTES
 def _layer_gemms_s(shape, tokens, tp, profile):
     """Forward GEMMs of one layer on `tokens` tokens (dense MLP, or the active experts)."""
     h = shape.hidden
-    attention = gemm_time_s(tokens, shape.qkv_width / tp, h, profile) + gemm_time_s(
-        tokens, h, shape.attention_width / tp, profile
-    )
+    attention = gemm_time_s(tokens, h, shape.attention_width / tp, profile)
+    for gemm in shape.attention.input_gemms():
+        width = gemm.out_width / tp if gemm.sharded else gemm.out_width
+        attention = attention + gemm_time_s(tokens, width, gemm.in_width, profile)
     ffn = shape.ffn
     copies = 1.0
     if shape.moe_layers:
@@ -41,8 +42,8 @@ def decode_step_s(shape, profile, topology, tp, pp, batch, context):
     Returns (step time, parts dict)."""
     kv_bytes = INFERENCE_WEIGHT_BYTES.get(profile.precision, 2)
     gemms = _layer_gemms_s(shape, batch, tp, profile)
-    kv_heads = np.maximum(shape.kv_heads / tp, 1.0)
-    kv_read = batch * context * 2.0 * kv_heads * shape.head_dim * kv_bytes
+    # K and V of the KV heads, or MLA's latent (attention_shape.AttentionShape.kv_cache_width)
+    kv_read = batch * context * shape.attention.kv_cache_width(tp) * kv_bytes
     attention = kv_read / profile.hbm_bytes_per_s
     comm = _tp_allreduce_s(shape, batch, tp, topology)
     layers = float(shape.layers)
@@ -61,7 +62,7 @@ def prefill_s(shape, profile, topology, tp, pp, tokens, prompt):
     """Prefill of `tokens` prompt tokens (requests of `prompt` tokens each)."""
     gemms = _layer_gemms_s(shape, tokens, tp, profile)
     attention, _ = flash_attention_time_s(
-        tokens, prompt / 2.0, prompt, shape.heads / tp, shape.head_dim, profile
+        tokens, prompt / 2.0, prompt, shape.heads / tp, shape.attention.core_head_dim, profile
     )
     comm = _tp_allreduce_s(shape, tokens, tp, topology)
     head = gemm_time_s(tokens / prompt, shape.vocab / tp, shape.hidden, profile, fp8=False)

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
-from models_engine.engines.performance.comm_sizes import ACTIVATION_BYTES
+from models_engine.engines.performance.comm_sizes import (
+    ACTIVATION_BYTES,
+    cp_kv_bytes,
+    ep_dispatch_bytes,
+    ep_dispatched_tokens,
+    ep_local_peers,
+)
 from models_engine.engines.performance.elementwise import (
     elementwise_bytes,
     moe_activation_width,
@@ -73,12 +79,13 @@ def _attention(shape, cand, profile, tokens):
         mean_keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
         keys = mean_keys + CAUSAL_DIAGONAL_TILE_KEYS
         chunk = shape.seq_len / cand.cp
-        return flash_attention_time_s(tokens, keys, chunk, heads, shape.head_dim, profile)
+        head_dim = shape.attention.core_head_dim
+        return flash_attention_time_s(tokens, keys, chunk, heads, head_dim, profile)
     return unfused_attention_time_s(
         cand.mbs * heads,
         shape.seq_len / cand.cp,
         shape.seq_len,
-        shape.head_dim,
+        shape.attention.core_head_dim,
         profile,
         dropout=profile.stack.dropout,
     )
@@ -101,11 +108,26 @@ def _linear(tokens, n, k, profile, tuning: Tuning, *, adapter=True, **path):
     return forward, backward
 
 
-def _mlp_gemms(shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None, tuning=FULL):
+def _input_projections(shape, tokens, tp, profile, tuning: Tuning):
+    """(forward, backward) of the projections to queries, keys and values on one TP rank
+    (attention_shape.AttentionShape.input_gemms: a fused QKV GEMM, or MLA's down and up
+    projections, the down ones replicated over TP)."""
+    forward = backward = 0.0
+    for gemm in shape.attention.input_gemms():
+        width = gemm.out_width / tp if gemm.sharded else gemm.out_width
+        f, b = _linear(tokens, width, gemm.in_width, profile, tuning)
+        forward, backward = forward + f, backward + b
+    return forward, backward
+
+
+def _mlp_gemms(
+    shape, cand, profile, tokens, *, ffn, copies=1.0, rows=None, tuning=FULL, split=None
+):
     """FC1 (+ gate) and FC2 of `copies` MLPs of width `ffn`, each on `rows` tokens, the copies
-    run as grouped GEMMs (one call each for FC1 and FC2, forward and backward)."""
+    run as grouped GEMMs (one call each for FC1 and FC2, forward and backward), each MLP split
+    over `split` GPUs (default tp; routed experts: expert_tp)."""
     rows = tokens if rows is None else rows
-    width = ffn / cand.tp
+    width = ffn / (cand.tp if split is None else split)
     up_width = (shape.mlp_matrices - 1) * width
     grouped = {"groups": copies, "mlp": True}
     up_f, up_b = _linear(rows, up_width, shape.hidden, profile, tuning, **grouped)
@@ -162,11 +184,10 @@ def _overlap(comm, window):
     return (comm - hidden) + OVERLAP_SLOWDOWN * hidden
 
 
-def _cp_comm(shape, cand, topology, tokens, attention_forward, attention_backward):
+def _cp_comm(shape, cand, topology, attention_forward, attention_backward):
     """Ring attention: cp - 1 steps, each exchanging a K/V chunk with a neighbour while the
     current chunk is computed; backward also returns the K/V gradients."""
-    kv_heads = np.maximum(shape.kv_heads / cand.tp, 1.0)
-    kv_bytes = 2.0 * tokens * kv_heads * shape.head_dim * ACTIVATION_BYTES
+    kv_bytes = cp_kv_bytes(shape, cand)
     local = np.minimum(cand.cp, np.maximum(topology.scale_up.gpus // cand.tp, 1))
     forward_step = collective_time_s("send_recv", kv_bytes, 2, local, topology)[0]
     backward_step = collective_time_s("send_recv", 2 * kv_bytes, 2, local, topology)[0]
@@ -186,7 +207,7 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     only the gradients the run needs."""
     tokens = shape.seq_len * cand.mbs / cand.cp
     tp = cand.tp
-    qkv_f, qkv_b = _linear(tokens, shape.qkv_width / tp, shape.hidden, profile, tuning)
+    qkv_f, qkv_b = _input_projections(shape, tokens, tp, profile, tuning)
     proj_f, proj_b = _linear(tokens, shape.hidden, shape.attention_width / tp, profile, tuning)
     zeros = np.zeros_like(tokens)
     ep_comm = zeros
@@ -221,7 +242,7 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     tp_exposed = np.where(tp > 1, tp_exposed, 0.0)
     tp_total = np.where(tp > 1, tp_total, 0.0)
     tp_forward = np.where(tp > 1, tp_forward, 0.0)
-    cp_exposed, cp_total, cp_forward = _cp_comm(shape, cand, topology, tokens, attn_f, attn_b)
+    cp_exposed, cp_total, cp_forward = _cp_comm(shape, cand, topology, attn_f, attn_b)
     full = cand.recompute == 2
     selective = cand.recompute == 1
     partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
@@ -271,10 +292,12 @@ def moe_imbalance(shape, cand):
 
 
 def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
-    """Shared experts as dense GEMMs; routed experts: each of the E/ep local experts gets
-    ep x tokens x top_k / E tokens (balanced routing). Tokens are dispatched and combined by
-    all-to-alls over the EP group, forward and backward; with sequence parallelism each TP
-    rank dispatches only its 1/tp share of the tokens."""
+    """Shared experts as dense GEMMs; routed experts: each of the E/ep local experts, split
+    over expert_tp GPUs, gets ep x expert_tp / tp x tokens x top_k / E rows (balanced
+    routing: the expert grid of ep x expert_tp GPUs serves the tokens of ep x expert_tp / tp
+    tensor-parallel groups). Tokens are dispatched and combined by all-to-alls over the EP
+    group, forward and backward; with sequence parallelism, or an EP group spanning the TP
+    ranks, each TP rank dispatches only its 1/tp share of the tokens."""
     shared_f, shared_b, shared_up_b = _mlp_gemms(
         shape,
         cand,
@@ -289,7 +312,8 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # M sits low on the GEMM tile ramp (kernels.linear_time_s), which is how grouped GEMMs of
     # fine-grained experts lose efficiency.
     imbalance = moe_imbalance(shape, cand)
-    rows = imbalance * cand.ep * tokens * shape.top_k / shape.experts
+    pool = cand.ep * cand.etp / cand.tp  # TP groups whose tokens the expert grid serves
+    rows = imbalance * pool * tokens * shape.top_k / shape.experts
     routed_f, routed_b, routed_up_b = _mlp_gemms(
         shape,
         cand,
@@ -299,12 +323,12 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
         copies=local_experts,
         rows=rows,
         tuning=tuning,
+        split=cand.etp,
     )
     router_f, router_b = _linear(
         tokens, float(shape.experts), shape.hidden, profile, tuning, adapter=False, fp8=False
     )
-    dispatched = tokens / np.where(cand.sp, cand.tp, 1.0)
-    copies = imbalance * dispatched * shape.top_k
+    copies = imbalance * ep_dispatched_tokens(shape, cand) * shape.top_k
     permute = hbm_time_s(copies * shape.hidden * PERMUTE_BYTES_PER_COPY, profile)
     # Dispatch / combine: hidden x 2 bytes x top_k per token (the busiest rank's share), over
     # NVLink for the EP peers inside the NVLink domain and over the NICs otherwise (the
@@ -312,8 +336,8 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # #290). Megatron-Core's alltoall dispatcher runs it on the compute stream between router
     # and experts: nothing hides it unless 1F1B A2A overlap (--overlap-moe-expert-parallel-
     # comm) is on, which the modelled stacks do not use.
-    size = copies * shape.hidden * ACTIVATION_BYTES
-    local = np.minimum(cand.ep, np.maximum(topology.scale_up.gpus // (cand.tp * cand.cp), 1))
+    size = ep_dispatch_bytes(shape, cand, imbalance)
+    local = ep_local_peers(cand, topology.scale_up.gpus)
     a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]
     ep_comm = np.where(cand.ep > 1, 4.0 * a2a, 0.0)  # dispatch + combine, forward + backward
     host_wait = expert_launch_wait_s(local_experts, routed_f, routed_b, profile)

@@ -12,6 +12,7 @@ class Layout:
     dp: int
     cp: int = 1
     ep: int = 1
+    expert_tp: int | None = None  # GPUs each routed expert is split over; None = tp
     virtual_stages: int = 1
     micro_batch_size: int = 1
     zero_stage: int = 1
@@ -23,6 +24,15 @@ class Layout:
     pipeline_schedule: str = "1f1b"  # pipeline_schedule.SCHEDULES
     shard_group_size: int | None = None  # ZeRO / FSDP shard group; None = all dp x cp ranks
     chosen_by: str = "spec"
+
+    @property
+    def expert_tp_size(self) -> int:
+        return self.tp if self.expert_tp is None else self.expert_tp
+
+    @property
+    def expert_dp(self) -> int:
+        """Replicas of each routed-expert shard: tp x dp x cp / (ep x expert_tp)."""
+        return max(1, (self.tp * self.dp * self.cp) // (self.ep * self.expert_tp_size))
 
     def as_dict(self) -> dict:
         return asdict(self)

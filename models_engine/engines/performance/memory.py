@@ -19,6 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models_engine.engines.performance.attention_shape import (
+    KORTHIKANTI_REPLICATED_ATTENTION,
+    KORTHIKANTI_SHARDED_ATTENTION,
+    AttentionShape,
+)
 from models_engine.engines.performance.pipeline_schedule import activation_layers
 
 GIB = 2**30
@@ -45,15 +50,19 @@ class LayerShape:
     head_dim: int
     ffn_hidden_size: int
     gated_mlp: bool
+    attention: AttentionShape | None = None  # None: multi-head / GQA from the fields above
 
     @property
     def mlp_matrices(self) -> int:
         return 3 if self.gated_mlp else 2
 
     def attention_params(self) -> float:
-        """Q and O at full head width; K and V shrunk by grouped-query attention."""
-        h = self.hidden_size
-        return 2 * h * self.attention_heads * self.head_dim + 2 * h * self.kv_heads * self.head_dim
+        """The attention block's weights (attention_shape.AttentionShape.params): Q and O at
+        full head width, K and V shrunk by grouped-query attention, or MLA's projections."""
+        attention = self.attention or AttentionShape(
+            self.hidden_size, self.attention_heads, self.kv_heads, self.head_dim
+        )
+        return attention.params()
 
     def dense_mlp_params(self) -> float:
         return self.mlp_matrices * self.hidden_size * self.ffn_hidden_size
@@ -91,6 +100,8 @@ def activation_bytes_per_layer(
     recompute,
     attention_kernel: str = "unfused",
     full_share=1.0,
+    attention_sharded=KORTHIKANTI_SHARDED_ATTENTION,
+    attention_replicated=KORTHIKANTI_REPLICATED_ATTENTION,
 ):
     """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4).
 
@@ -98,19 +109,23 @@ def activation_bytes_per_layer(
     `sequence_parallel` a bool or bool array. A flash-attention kernel never stores the
     s x s scores (it recomputes them in backward), so "none" keeps what "selective" keeps.
     `full_share`: share of the layers full recomputation covers; the rest keep everything
-    (the mean over a stage's layers)."""
+    (the mean over a stage's layers). `attention_sharded` / `attention_replicated`: the
+    attention block's stored bytes per token over h that TP shards / every rank keeps
+    (Korthikanti's 8 and 3 of the 24 and 10; AttentionShape gives MLA's)."""
     code = RECOMPUTE_CODES[recompute] if isinstance(recompute, str) else np.asarray(recompute)
     sbh = seq_len * micro_batch * hidden
     attention_scores = 5 * heads * seq_len / hidden
     if attention_kernel == "flash":
         attention_scores = 0.0
     sp = np.asarray(sequence_parallel, dtype=bool)
+    replicated = 7 + attention_replicated  # 10 for Korthikanti's attention
+    sharded = 16 + attention_sharded  # 24
     full = 2 * sbh / np.where(sp, tp, 1)
-    selective = np.where(sp, 34 * sbh / tp, sbh * (10 + 24 / tp))
+    selective = np.where(sp, (replicated + sharded) * sbh / tp, sbh * (replicated + sharded / tp))
     none = np.where(
         sp,
-        sbh * (34 + attention_scores) / tp,
-        sbh * (10 + 24 / tp + attention_scores / tp),
+        sbh * (replicated + sharded + attention_scores) / tp,
+        sbh * (replicated + sharded / tp + attention_scores / tp),
     )
     share = np.asarray(full_share, dtype=float)
     full = share * full + (1.0 - share) * none

@@ -3,6 +3,7 @@
 
 import math
 
+from models_engine.engines.performance.attention_shape import attention_shape
 from models_engine.engines.performance.candidates import stage_layers
 from models_engine.engines.performance.efficiency_data import (
     DEFAULT_EFFICIENCY,
@@ -47,6 +48,7 @@ def layer_shape(workload) -> LayerShape:
         head_dim=workload.head_dim or workload.hidden_size // workload.attention_heads,
         ffn_hidden_size=workload.ffn_hidden_size,
         gated_mlp=workload.gated_mlp,
+        attention=attention_shape(workload),
     )
 
 
@@ -82,7 +84,7 @@ def stage_params(workload, layout: Layout, layer_indices) -> tuple[float, float]
             expert += experts.routed_params(shape.hidden_size, shape.mlp_matrices) / layout.ep
         else:
             dense += shape.params_per_layer()
-    return dense / layout.tp, expert / layout.tp
+    return dense / layout.tp, expert / layout.expert_tp_size
 
 
 def _rank_layer_indices(workload, layout: Layout) -> list[int]:
@@ -139,7 +141,7 @@ def memory_breakdown_gib(
     }
     dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
-    expert_dp = max(1, (layout.dp * layout.cp) // layout.ep)
+    expert_dp = layout.expert_dp
     expert_states = model_state_bytes(
         params_on_gpu=expert, dp=expert_dp, zero_stage=zero, **precision
     )
@@ -168,6 +170,8 @@ def memory_breakdown_gib(
         recompute=layout.recompute,
         attention_kernel=attention_kernel,
         full_share=layout.recompute_layer_share,
+        attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
+        attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
     )
     return {
         "weights": weights / GIB,
@@ -180,18 +184,14 @@ def memory_breakdown_gib(
 
 def inference_memory_gib(workload, layout: Layout) -> dict[str, float]:
     """Weights at serving precision plus the KV cache of the whole batch at full context."""
-    shape = layer_shape(workload)
     target = workload.inference
     weight_bytes = INFERENCE_WEIGHT_BYTES[workload.precision]
     dense, expert = stage_params(workload, layout, range(workload.layers // layout.pp))
     embedding = 2 * workload.vocab_size * workload.hidden_size / layout.tp
     context = target.prompt_tokens + target.output_tokens
-    kv_heads_on_gpu = max(1, shape.kv_heads / layout.tp)  # a KV head is replicated below tp
     kv_cache = (
-        2
-        * (workload.layers / layout.pp)
-        * kv_heads_on_gpu
-        * shape.head_dim
+        (workload.layers / layout.pp)
+        * float(attention_shape(workload).kv_cache_width(layout.tp))
         * context
         * target.batch_size
         * weight_bytes
@@ -209,6 +209,7 @@ def explicit_layout(parallelism) -> Layout:
         dp=parallelism.dp,
         cp=parallelism.cp,
         ep=parallelism.ep,
+        expert_tp=parallelism.expert_tp,
         virtual_stages=parallelism.virtual_stages,
         micro_batch_size=parallelism.micro_batch_size,
         zero_stage=_zero_stage(parallelism.zero_stage),

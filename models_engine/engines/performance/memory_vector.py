@@ -39,7 +39,7 @@ def _rank_params(shape, cand):
     routed = shape.experts * shape.expert_params()
     layers, moe_layers = first + last, n_moe + last_moe
     dense = ((layers - moe_layers) * dense_layer + moe_layers * moe_dense) / cand.tp
-    expert = moe_layers * routed / cand.ep / cand.tp
+    expert = moe_layers * routed / cand.ep / cand.etp
     return dense, expert
 
 
@@ -63,7 +63,7 @@ def training_memory_gib(
     dense_states = model_state_bytes(
         params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
     )
-    expert_dp = np.maximum(1, np.floor(cand.dp * cand.cp / cand.ep))
+    expert_dp = np.maximum(1, np.floor(cand.expert_replicas))
     expert_states = model_state_bytes(
         params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, **precision
     )
@@ -89,6 +89,8 @@ def training_memory_gib(
         recompute=cand.recompute,
         attention_kernel=attention_kernel,
         full_share=cand.recompute_share,
+        attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
+        attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
     )
     microbatches = shape.global_batch / (cand.dp * cand.mbs)
     layers = activation_layers(

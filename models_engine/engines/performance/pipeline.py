@@ -169,7 +169,7 @@ def weight_grad_share(shape, cand):
     many again; attention (no weights) adds 2.5 x its forward (causal: s / 2 keys)."""
     head = shape.vocab * shape.hidden
     gemm = 2.0 * (shape.active_params_per_token() - head) / shape.layers / cand.tp
-    attention = 4.0 * (shape.seq_len / 2.0) * shape.attention_width / cand.tp
+    attention = 4.0 * (shape.seq_len / 2.0) * shape.score_width / cand.tp
     return gemm / (2.0 * gemm + ATTENTION_BACKWARD_FLOPS_RATIO * attention)
 
 

@@ -25,6 +25,7 @@ class Layout(ResultPart):
     dp: int
     cp: int
     ep: int
+    expert_tp: int | None = None  # stored results from before the field: expert_tp = tp
     virtual_stages: int
     micro_batch_size: int
     zero_stage: int

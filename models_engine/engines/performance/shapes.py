@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models_engine.engines.performance.attention_shape import AttentionShape, attention_shape
+
 
 @dataclass(frozen=True)
 class ModelShape:
@@ -30,6 +32,15 @@ class ModelShape:
     # Sliding-window attention: window in tokens (0: none) and the share of layers using it
     window: int = 0
     window_share: float = 0.0
+    # Projections, widths and stored activations of the attention block (MLA or not);
+    # None: plain multi-head / grouped-query attention from the fields above.
+    attention_geometry: AttentionShape | None = None
+
+    @property
+    def attention(self) -> AttentionShape:
+        if self.attention_geometry is not None:
+            return self.attention_geometry
+        return AttentionShape(self.hidden, self.heads, self.kv_heads, self.head_dim)
 
     @property
     def attention_keys_per_query(self) -> float:
@@ -59,15 +70,23 @@ class ModelShape:
 
     @property
     def attention_width(self) -> int:
-        """Query width a x d (equals hidden for the usual head_dim = hidden / heads)."""
-        return self.heads * self.head_dim
+        """Input width of the output projection, heads x value head dim (equals hidden for
+        the usual head_dim = hidden / heads)."""
+        return self.attention.output_width
 
     @property
-    def qkv_width(self) -> int:
-        return (self.heads + 2 * self.kv_heads) * self.head_dim
+    def score_width(self) -> float:
+        """heads x mean query/key and value head dim: what the attention core's FLOPs scale
+        with (attention_shape.AttentionShape.score_width)."""
+        return self.attention.score_width
+
+    @property
+    def qkv_width(self) -> float:
+        """Total output width of the projections to queries, keys and values."""
+        return self.attention.input_projection_width(1)
 
     def attention_params(self) -> float:
-        return self.hidden * (self.qkv_width + self.attention_width)
+        return self.attention.params()
 
     def dense_mlp_params(self) -> float:
         return self.mlp_matrices * self.hidden * self.ffn
@@ -138,4 +157,5 @@ def model_shape(workload) -> ModelShape:
             if workload.attention_sliding_window_tokens
             else 0.0
         ),
+        attention_geometry=attention_shape(workload),
     )
