@@ -20,7 +20,10 @@ from .registry import Case
 # DGX A100 (Selene): 8 x ConnectX-6 HDR 200 Gb/s; DGX H100 / B200: 8 x ConnectX-7 400 Gb/s
 # (dgxc-benchmarking README reference architectures); GB200 NVL72 tray: 4 GPUs, 1 x CX-7 400G
 # per GPU; GB300 NVL72 tray: 1 x CX-8 800G per GPU (same README); Meta Grand Teton (Llama 3
-# paper Sec. 3.3.1): 8 H100 per server, 400 Gb/s RoCE per GPU.
+# paper Sec. 3.3.1): 8 H100 per server, 400 Gb/s RoCE per GPU. Kempner Institute H200 nodes
+# (KempnerForge benchmark reports): 4 H200 SXM per node joined by NVLink (a 4-GPU board,
+# no NVSwitch), InfiniBand NDR between nodes; the NIC count is not printed: one 400G NIC per
+# GPU ASSUMED, as on the other NDR systems.
 SYSTEMS: dict[str, dict[str, Any]] = {
     "dgx-a100": {"gpus_per_node": 8, "nic_sku": "cx6-hdr-200g", "nic_gbps": 200, "nics": 8},
     "dgx-h100": {"gpus_per_node": 8, "nic_sku": "cx7-ndr-400g", "nic_gbps": 400, "nics": 8},
@@ -33,6 +36,13 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     },
     "dgx-b200": {"gpus_per_node": 8, "nic_sku": "cx7-ndr-400g", "nic_gbps": 400, "nics": 8},
     "gb200-nvl72": {"gpus_per_node": 4, "nic_sku": "cx7-ndr-400g", "nic_gbps": 400, "nics": 4},
+    "kempner-h200": {
+        "gpus_per_node": 4,
+        "nvlink_domain_gpus": 4,
+        "nic_sku": "cx7-ndr-400g",
+        "nic_gbps": 400,
+        "nics": 4,
+    },
     "gb300-nvl72": {
         "gpus_per_node": 4,
         "nic_sku": "cx8-xdr-800g",
@@ -89,7 +99,7 @@ def stack_for_today(case: Case) -> tuple[Any, str]:
         fallback = SAME_FAMILY_TODAY.get(wanted)
         if names is not None and wanted not in names and fallback in names:
             name, note = fallback, f"stack {wanted} approximated by {fallback}"
-        return ({"name": name} if as_object else name), note
+        return ({"name": name, **dict(case.stack.options)} if as_object else name), note
     default = _engine_default_stack(case.gpu_sku)
     if wanted == default:
         return None, ""
@@ -123,6 +133,8 @@ def _compute(case: Case) -> dict[str, Any]:
     if case.system.endswith("nvl72"):
         domain = min(NVL72_JOB_DOMAIN_GPUS, case.gpus)
         compute["nvlink_domain"] = {"kind": "custom", "gpus": domain}
+    elif "nvlink_domain_gpus" in system:
+        compute["nvlink_domain"] = {"kind": "custom", "gpus": system["nvlink_domain_gpus"]}
     return compute
 
 

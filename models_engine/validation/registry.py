@@ -25,7 +25,15 @@ from .metrics import METRIC_KINDS, PublishedMetric
 DATA_DIR = Path(__file__).parent / "data"
 MODELS_FILE = "models.json"
 ROLES = ("fit", "check")
-SYSTEMS = ("dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "grand-teton-h100")
+SYSTEMS = (
+    "dgx-a100",
+    "dgx-h100",
+    "dgx-b200",
+    "gb200-nvl72",
+    "gb300-nvl72",
+    "grand-teton-h100",
+    "kempner-h200",
+)
 REQUIRED = (
     "id",
     "role",
@@ -59,10 +67,12 @@ class Source:
 @dataclass(frozen=True)
 class SoftwareStack:
     """The stack as the source printed it, and the engine's id for it (the closed list of
-    `workload.software_stack`)."""
+    `workload.software_stack`); `options`: what the source shows the run overriding
+    (workload.software_stack fields, e.g. attention_backend)."""
 
     published: str
     engine: str
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,7 +158,11 @@ def _case(raw: dict, *, family: str, source: Source, models: dict, where: str) -
         global_batch_sequences=int(raw["global_batch_sequences"]),
         precision=raw["precision"],
         layout=dict(raw["layout"]),
-        stack=SoftwareStack(**stack),
+        stack=SoftwareStack(
+            published=stack["published"],
+            engine=stack["engine"],
+            options=tuple(sorted((stack.get("options") or {}).items())),
+        ),
         metric=_metric(raw["metric"], where),
         not_expressible=raw.get("not_expressible"),
         notes=raw.get("notes", ""),

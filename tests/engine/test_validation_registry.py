@@ -22,6 +22,7 @@ import pytest
 from models_engine.catalog import load_catalog
 from models_engine.validation import load_registry, run_validation
 from models_engine.validation.__main__ import main
+from models_engine.validation.design import parsed_design
 from models_engine.validation.metrics import PublishedMetric
 from models_engine.validation.registry import RegistryError, load_family
 from models_engine.validation.runner import ErrorStats
@@ -159,9 +160,29 @@ def test_registry_holds_enough_check_cases_across_sources_gpus_and_stacks():
     assert len(checks) >= 40
     assert len({c.source.url for c in checks}) >= 6
     skus = {c.gpu_sku for c in checks}
-    assert {"a100-sxm-80gb", "h100-sxm-80gb", "b200-sxm-180gb", "gb200-nvl72"} <= skus
+    assert {
+        "a100-sxm-80gb",
+        "h100-sxm-80gb",
+        "h200-sxm-141gb",
+        "b200-sxm-180gb",
+        "gb200-nvl72",
+    } <= skus
     assert len({c.stack.engine for c in checks}) >= 5
     assert any(c.model.get("moe") for c in checks) and any(not c.model.get("moe") for c in checks)
+
+
+def test_h200_runs_are_scored_with_the_overrides_their_source_shows(report):
+    """KempnerForge's H200 reports: every job of a whole 4-GPU node or more is scored, on
+    cuDNN attention (the framework's own profile); jobs on part of a node say why not."""
+    results = [r for r in report.results if r.family == "kempnerforge-h200"]
+    scored = [r for r in results if r.error is not None]
+    assert len(scored) >= 20 and all(r.role == "check" for r in results)
+    partial = [r for r in results if r.error is None]
+    assert partial and all("gpus_per_node" in r.not_expressible for r in partial)
+    case = next(c for c in CASES if c.family == "kempnerforge-h200" and c.gpus >= 4)
+    spec, _ = parsed_design(case)
+    assert spec.workload.software_stack.attention_backend == "cudnn"
+    assert spec.compute.nvlink_domain.gpus == 4
 
 
 def test_layouts_agree_with_the_gradient_accumulation_the_source_printed():
