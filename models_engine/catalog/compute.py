@@ -54,6 +54,14 @@ class GpuSku(CatalogEntry):
     scale_up_domain_gpus: int = Field(
         ge=1, description="GPUs in one NVLink domain (8 for HGX/DGX, 72 for NVL72)."
     )
+    scale_up_topology: Literal["switch", "mesh"] = Field(
+        default="switch",
+        description=(
+            "How the scale-up links join the GPUs: 'switch' (NVSwitch: every GPU reaches the "
+            "switch with all its links) or 'mesh' (point to point, each pair by its own "
+            "links: MI300X Infinity Fabric)."
+        ),
+    )
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU, W.")
     price_usd: float | None = Field(default=None, gt=0, description="Price per GPU, USD.")
     measured_efficiency: MeasuredKernels | None = Field(

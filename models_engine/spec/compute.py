@@ -82,6 +82,30 @@ class NvlinkDomain(SpecModel):
         ge=1,
         le=4096,
     )
+    topology: Literal["switch", "mesh"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "How the links join the domain's GPUs: 'switch' (NVSwitch: each GPU reaches every "
+            "other with all its links, in-switch reduction where the switch has it) or 'mesh' "
+            "(point to point, each pair by its own links: 4-GPU HGX boards, MI300X Infinity "
+            "Fabric; a collective over fewer GPUs than the domain gets only their links). "
+            "null = the catalog GPU's (mesh for MI300X, switch for NVIDIA GPUs)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _check_topology(self) -> NvlinkDomain:
+        if self.topology == "mesh" and self.kind in ("hgx-nvswitch-8", "nvl72"):
+            issues = RuleViolations()
+            issues.add(
+                "topology",
+                f"kind '{self.kind}' joins its GPUs through NVLink switches: use kind 'custom' "
+                "for a point-to-point mesh",
+                {"one_of": ["switch", None]},
+            )
+            issues.raise_if_any()
+        return self
 
     @model_validator(mode="before")
     @classmethod

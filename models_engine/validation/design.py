@@ -21,8 +21,9 @@ from .registry import Case
 # (dgxc-benchmarking README reference architectures); GB200 NVL72 tray: 4 GPUs, 1 x CX-7 400G
 # per GPU; GB300 NVL72 tray: 1 x CX-8 800G per GPU (same README); Meta Grand Teton (Llama 3
 # paper Sec. 3.3.1): 8 H100 per server, 400 Gb/s RoCE per GPU. Kempner Institute H200 nodes
-# (KempnerForge benchmark reports): 4 H200 SXM per node joined by NVLink (a 4-GPU board,
-# no NVSwitch), InfiniBand NDR between nodes; the NIC count is not printed: one 400G NIC per
+# (KempnerForge benchmark reports): 4 H200 SXM per node joined by NVLink, the 4-GPU HGX board
+# whose GPUs link point to point (no NVSwitch: a mesh, 6 of each GPU's 18 links per peer),
+# InfiniBand NDR between nodes; the NIC count is not printed: one 400G NIC per
 # GPU ASSUMED, as on the other NDR systems.
 SYSTEMS: dict[str, dict[str, Any]] = {
     "dgx-a100": {"gpus_per_node": 8, "nic_sku": "cx6-hdr-200g", "nic_gbps": 200, "nics": 8},
@@ -39,6 +40,7 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     "kempner-h200": {
         "gpus_per_node": 4,
         "nvlink_domain_gpus": 4,
+        "nvlink_topology": "mesh",
         "nic_sku": "cx7-ndr-400g",
         "nic_gbps": 400,
         "nics": 4,
@@ -134,7 +136,11 @@ def _compute(case: Case) -> dict[str, Any]:
         domain = min(NVL72_JOB_DOMAIN_GPUS, case.gpus)
         compute["nvlink_domain"] = {"kind": "custom", "gpus": domain}
     elif "nvlink_domain_gpus" in system:
-        compute["nvlink_domain"] = {"kind": "custom", "gpus": system["nvlink_domain_gpus"]}
+        compute["nvlink_domain"] = {
+            "kind": "custom",
+            "gpus": system["nvlink_domain_gpus"],
+            "topology": system.get("nvlink_topology"),
+        }
     return compute
 
 

@@ -17,7 +17,7 @@ from models_engine.engines.collectives import evaluate_collective, topology_from
 from models_engine.engines.collectives.algorithms import boundary_busbw_gb_per_s
 from models_engine.engines.fabric import evaluate_fabric
 from models_engine.hardware import resolve_gpu
-from models_engine.spec import parse_design
+from models_engine.spec import SpecValidationError, parse_design
 
 CATALOG = load_catalog()
 GiB = 2**30
@@ -315,6 +315,48 @@ def test_mi300x_rings_reach_the_usable_xgmi_mesh_and_no_further():
     four = topology({"gpu_sku": "mi300x-192gb", "gpu_count": 32}, {"in_network_reduction": "off"})
     across = evaluate_collective("all_reduce", 8 * GiB, 32, four)
     assert across["busbw_gb_per_s"] <= 7 * 48 * 1.001
+
+
+def test_fewer_gpus_than_the_mesh_get_only_their_links():
+    """A point-to-point mesh gives each pair its own links (RCCL README, 'Improving performance
+    on MI300 when using less than 8 GPUs': fewer GPUs reach only a fraction of the bandwidth):
+    a group of k of the D GPUs drives k - 1 of each GPU's D - 1 link bundles. MI300X: 1 of 7
+    xGMI links for two GPUs (48 GB/s usable), 3 of 7 for four."""
+    mesh = topology({"gpu_sku": "mi300x-192gb", "gpu_count": 8})
+    full = evaluate_collective("all_reduce", 8 * GiB, 8, mesh)["busbw_gb_per_s"]
+    for ranks, links in ((2, 1), (4, 3)):
+        part = evaluate_collective("all_reduce", 8 * GiB, ranks, mesh)["busbw_gb_per_s"]
+        assert part == pytest.approx(full * links / 7, rel=0.02)
+    # NVSwitch: any subset of the domain reaches the same ring bandwidth per GPU.
+    switched = topology({"gpu_sku": "h100-sxm-80gb", "gpu_count": 8})
+    ring = {"algorithm": "ring"}
+    two = evaluate_collective("all_gather", 8 * GiB, 2, switched, **ring)["busbw_gb_per_s"]
+    eight = evaluate_collective("all_gather", 8 * GiB, 8, switched, **ring)["busbw_gb_per_s"]
+    assert two == pytest.approx(eight, rel=0.02)
+
+
+def test_a_four_gpu_nvlink_board_is_a_mesh_without_nvls():
+    """HGX 4-GPU boards join their GPUs point to point (6 of each GPU's 18 NVLink links per
+    peer): stated as topology 'mesh', no in-switch reduction, TP 2 gets a third of TP 4's."""
+    board = {"kind": "custom", "gpus": 4, "topology": "mesh"}
+    compute = {"gpu_sku": "h200-sxm-141gb", "gpu_count": 8, "gpus_per_node": 4}
+    mesh = topology({**compute, "nvlink_domain": board})
+    assert mesh.scale_up.mesh and mesh.scale_up.nvls_busbw_gb_per_s is None
+    ring = {"algorithm": "ring"}
+    pair = evaluate_collective("all_gather", GiB, 2, mesh, **ring)["busbw_gb_per_s"]
+    quad = evaluate_collective("all_gather", GiB, 4, mesh, **ring)["busbw_gb_per_s"]
+    assert pair == pytest.approx(quad / 3, rel=0.05)
+    with pytest.raises(SpecValidationError) as raised:
+        parse_design(
+            {
+                "workload": WORKLOAD,
+                "compute": {
+                    **compute,
+                    "nvlink_domain": {"kind": "hgx-nvswitch-8", "topology": "mesh"},
+                },
+            }
+        )
+    assert any(e["path"] == "compute.nvlink_domain.topology" for e in raised.value.errors)
 
 
 PROPERTY_TOPOLOGIES = {

@@ -81,7 +81,7 @@ def inter_domain_busbw_gb_per_s(ranks_per_domain, domains, topology):
     """Per-rank busbw of a flat ring that leaves the NVLink domain: bounded by the boundary NICs
     and never faster than the NVLink ring inside the domain."""
     boundary = boundary_busbw_gb_per_s(ranks_per_domain, domains, topology)
-    return np.minimum(topology.scale_up.ring_busbw_gb_per_s, boundary)
+    return np.minimum(topology.scale_up.ring_busbw_for(ranks_per_domain), boundary)
 
 
 def inter_domain_share(domains, in_network: bool):
@@ -103,7 +103,7 @@ def _nvls_algbw(local, nvls_algbw):
 
 
 def _chain_algbw(local, topology):
-    chain = CHAIN_ALGBW_PER_LINK_BW * topology.scale_up.ring_busbw_gb_per_s
+    chain = CHAIN_ALGBW_PER_LINK_BW * topology.scale_up.ring_busbw_for(local)
     return np.where(local > 1, chain, _BIG)
 
 
@@ -165,7 +165,7 @@ def _add_ring(candidates, operation, size, n, local, domains, topology):
     up = topology.scale_up
     single = domains <= 1
     busbw = np.where(
-        single, up.ring_busbw_gb_per_s, inter_domain_busbw_gb_per_s(local, domains, topology)
+        single, up.ring_busbw_for(local), inter_domain_busbw_gb_per_s(local, domains, topology)
     )
     steps = ring_steps(operation, n)
     inter_steps = np.where(single, 0.0, ring_steps(operation, domains))
@@ -208,7 +208,7 @@ def _add_tree(candidates, shape, topology):
         _chain_algbw(shape.local, topology),
         shape.boundary * inter_domain_share(shape.domains, False),
     )
-    busbw = np.where(shape.single, up.ring_busbw_gb_per_s, across * shape.factor)
+    busbw = np.where(shape.single, up.ring_busbw_for(shape.local), across * shape.factor)
     latency = BASE_LATENCY_US["tree"] * 1e-6 + 2.0 * (
         (shape.local - 1.0) * _hop_s(up.link, "tree")
         + shape.log_domains * _hop_s("network", "tree")
@@ -251,7 +251,7 @@ def _send_recv(size, n, local, topology):
     up = topology.scale_up
     same_domain = local >= 2
     inter = scale_out_busbw_per_gpu(np.full_like(size, 2.0), topology)
-    busbw = np.where(same_domain, up.ring_busbw_gb_per_s, inter)
+    busbw = np.where(same_domain, up.ring_busbw_for(2.0), inter)
     latency = BASE_LATENCY_US["ring"] * 1e-6 + np.where(
         same_domain, _hop_s(up.link, "ring"), _hop_s("network", "ring")
     )
@@ -271,7 +271,7 @@ def _all_to_all(size, n, local, topology):
     nic = scale_out_busbw_per_gpu(domains, topology)
     latency = BASE_LATENCY_US["ring"] * 1e-6 + (local - 1.0) * _hop_s(up.link, "ring")
     latency = latency + np.where(domains > 1, _hop_s("network", "ring"), 0.0)
-    intra = intra_bytes / (up.ring_busbw_gb_per_s * 1e9)
+    intra = intra_bytes / (up.ring_busbw_for(local) * 1e9)
     inter = inter_bytes / (np.maximum(nic, 1e-9) * 1e9)
     bus_bytes = intra_bytes + inter_bytes
     time = (

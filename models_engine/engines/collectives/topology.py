@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from models_engine.catalog import CatalogLookupError
 from models_engine.engines.collectives.constants import (
     NVLINK_SWITCH_BY_ARCHITECTURE,
@@ -38,6 +40,19 @@ class ScaleUpLevel:
     ring_busbw_gb_per_s: float  # per GPU, large messages, what an NCCL ring reaches
     nvls_algbw_gb_per_s: float | None  # NVLink SHARP all-reduce algbw, any group; None = none
     switch_sku: str | None = None  # catalog NVLink switch; None = none known (or PCIe)
+    # Point-to-point mesh (no switch): each pair of GPUs has its own links, so a group of k
+    # of the domain's GPUs drives only k - 1 of each GPU's gpus - 1 link bundles.
+    mesh: bool = False
+
+    def ring_busbw_for(self, members):
+        """Ring busbw per GPU for a group with `members` GPUs in this domain: the whole
+        figure on a switch; on a mesh, the share of each GPU's links that lead to the other
+        members, (members - 1) / (gpus - 1) (RCCL README "Improving performance on MI300 when
+        using less than 8 GPUs": fewer GPUs reach only a fraction of the bandwidth)."""
+        if not self.mesh or self.gpus <= 2:
+            return self.ring_busbw_gb_per_s
+        share = (np.maximum(members, 2.0) - 1.0) / (self.gpus - 1.0)
+        return self.ring_busbw_gb_per_s * np.minimum(share, 1.0)
 
     @property
     def nvls_busbw_gb_per_s(self) -> float | None:
@@ -139,6 +154,16 @@ def nvlink_switch(sku, catalog, switch_sku: str | None):
     return switch
 
 
+def is_mesh(nvlink_domain, sku) -> bool:
+    """Whether the domain's GPUs are joined point to point: as the spec states, else as the
+    catalog GPU's scale-up links are (MI300X's Infinity Fabric is a mesh whatever the kind;
+    NVIDIA GPUs default to their NVSwitch)."""
+    stated = getattr(nvlink_domain, "topology", None)
+    if stated is not None:
+        return stated == "mesh"
+    return sku is not None and getattr(sku, "scale_up_topology", "switch") == "mesh"
+
+
 def scale_up_level(
     compute,
     gpu,
@@ -160,6 +185,9 @@ def scale_up_level(
         return ScaleUpLevel(max(domain, compute.gpus_per_node), "pcie", pcie, None)
     line_rate = nvlink_total / 2.0  # catalog figures are both directions summed
     ring = (sku.nccl_nvlink_busbw_gb_per_s if sku else None) or line_rate * ring_share(sku)
+    if is_mesh(compute.nvlink_domain, sku):
+        # No switch: no in-switch reduction; the GPUs' own links carry every collective.
+        return ScaleUpLevel(domain, "nvlink", ring, None, None, mesh=True)
     switch = nvlink_switch(sku, catalog, switch_sku)
     measured = sku.nccl_allreduce_busbw_measured_gb_per_s if sku is not None else None
     nvls = None
