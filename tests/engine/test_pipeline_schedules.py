@@ -224,9 +224,10 @@ def test_schedule_and_shard_group_errors_name_the_field(parallelism, path, phras
     shard=st.sampled_from([None, 2]),
     batch=st.sampled_from([8, 512]),
     fp8=st.booleans(),
+    fsdp_style=st.booleans(),
 )
 def test_vectorised_memory_equals_the_scalar_model_for_every_schedule(
-    schedule, pp, split, zero, shard, batch, fp8
+    schedule, pp, split, zero, shard, batch, fp8, fsdp_style
 ):
     name, v = schedule
     first, last = split if split and pp == 2 and v == 1 else (None, None)
@@ -241,12 +242,18 @@ def test_vectorised_memory_equals_the_scalar_model_for_every_schedule(
         last_stage_layers=last,
         pipeline_schedule=name,
         shard_group_size=shard if zero else None,
+        recompute="selective",
     )
+    # FSDP-style stacks: fp32 parameters as the master, torchtitan's selective policy.
+    stack = {
+        "fp32_master_params": fsdp_style,
+        "selective_recompute": "alternate_matmuls" if fsdp_style else "attention_core",
+    }
     scalar = memory_breakdown_gib(
-        workload, layout, attention_kernel="flash", gradient_bytes=2, fp8_weights=fp8
+        workload, layout, attention_kernel="flash", gradient_bytes=2, fp8_weights=fp8, **stack
     )
     cand = from_layouts([layout], 32)
-    vector = training_memory_gib(model_shape(workload), cand, "flash", 2, fp8_weights=fp8)
+    vector = training_memory_gib(model_shape(workload), cand, "flash", 2, fp8_weights=fp8, **stack)
     for key, value in scalar.items():
         assert float(vector[key][0]) == pytest.approx(value, rel=1e-9), key
 

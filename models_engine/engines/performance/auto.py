@@ -45,6 +45,8 @@ def search(
             stack.grad_reduce_bytes,
             fp8_weights=profile.precision == "fp8",
             tuning=context.tuning,
+            fp32_master_params=stack.fp32_master_params,
+            selective_recompute=stack.selective_recompute,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

@@ -61,6 +61,9 @@ class SoftwareStack:
     # "attention_core" (Megatron-LM, Korthikanti et al. 2022) or "alternate_matmuls"
     # (torchtitan's op-level selective activation checkpointing)
     selective_recompute: str = "attention_core"
+    # True where the fp32 parameters are the optimizer's master copy (PyTorch FSDP, JAX): no
+    # separate BF16 working copy in the model states (memory.state_precision)
+    fp32_master_params: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,14 @@ def _attention_fractions(kernels: dict, backend: str) -> tuple[float, float]:
     return kernels["attention"].get(backend, kernels["attention"]["cudnn"])
 
 
+def resolve_stack(gpu, stack_choice=None) -> SoftwareStack:
+    """The software stack a run on `gpu` is modelled with: the workload's `software_stack`
+    choice, or (auto / None) the stack of the GPU's published runs (efficiency_data)."""
+    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY)
+    chosen = stack_choice.name if stack_choice is not None else AUTO
+    return _stack(entry["stack"] if chosen == AUTO else chosen, stack_choice)
+
+
 def compute_profile(
     gpu,
     precision: str,
@@ -181,8 +192,7 @@ def compute_profile(
     (`gpu.measured_efficiency`, catalog/measured.py) uses it in place of kernel_data."""
     entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY)
     kernels = _kernels(gpu, entry, overrides)
-    chosen = stack_choice.name if stack_choice is not None else AUTO
-    stack = _stack(entry["stack"] if chosen == AUTO else chosen, stack_choice)
+    stack = resolve_stack(gpu, stack_choice)
     fitted, warnings = _stack_losses(stack.name, entry["generation"])
     precision, fallback = _supported_precision(gpu, precision)
     gemm = kernels["gemm"]

@@ -95,3 +95,38 @@ def recomputed_matmul_share(shape, moe: bool) -> float:
     and the MLP's second: up for a gated MLP, down otherwise)."""
     weights = _matmul_weights(shape, moe)
     return sum(weights[1::2]) / sum(weights)
+
+
+def _matmul_outputs(shape) -> list[tuple[float, bool]]:
+    """(output width, split over TP ranks) of a dense layer's matmuls in forward order:
+    column-parallel outputs are split, row-parallel ones (attention output projection, MLP
+    down projection) and MLA's unsharded down-projections are whole on every rank."""
+    attention = [(float(p.out_width), p.sharded) for p in shape.attention.input_projections()]
+    attention.append((float(shape.hidden), False))
+    mlp = [(float(shape.ffn), True)] * (shape.mlp_matrices - 1) + [(float(shape.hidden), False)]
+    return attention + mlp
+
+
+def alternate_matmul_stored_per_hidden(shape) -> tuple[float, float]:
+    """(TP-split, whole) bytes per token over hidden that torchtitan's op-level selective
+    checkpointing keeps for one dense layer (recomputed_matmul_share: it saves the outputs of
+    every matmul but every second one and of the attention kernel, and recomputes the rest):
+    the layer input, the kept matmul outputs, the attention output with its fp32 log-sum-exp,
+    all BF16. Korthikanti's selective keeps every activation but the attention core's; this
+    keeps about half of that."""
+    kept = _matmul_outputs(shape)[0::2]
+    split = sum(width for width, sharded in kept if sharded)
+    whole = sum(width for width, sharded in kept if not sharded)
+    attention_out = shape.attention.output_width + 2.0 * shape.heads  # + fp32 LSE per head
+    h = float(shape.hidden)
+    return 2.0 * (split + attention_out) / h, 2.0 * (h + whole) / h
+
+
+def selective_stored(shape, selective: str):
+    """activation_bytes_per_layer's `selective_stored` for a stack whose selective
+    recomputation is `selective` (SoftwareStack.selective_recompute): torchtitan's op-level
+    policy on a dense model; None (Korthikanti's) otherwise, MoE models included (their
+    grouped expert GEMMs are not counted as matmuls there: ASSUMPTION, Korthikanti kept)."""
+    if selective != "alternate_matmuls" or shape.moe_layers:
+        return None
+    return alternate_matmul_stored_per_hidden(shape)

@@ -40,6 +40,39 @@ OPTIMIZER_BYTES_PER_PARAM = 12
 # deepseek-v3-gb200-optimization section 1, item 6); embedding and output head stay BF16.
 # One byte per parameter; a transposed FP8 copy some recipes cache is not counted (assumed).
 FP8_WEIGHT_COPY_BYTES = 1
+# PyTorch FSDP (mixed precision: param_dtype bf16) and JAX / MaxText (weight_dtype float32)
+# keep the parameters themselves in fp32 and let the optimizer update them in place: the fp32
+# parameter is the master copy, so there is no separate 2-byte working copy. Model states are
+# 4 (fp32 parameter) + gradient buffer + 8 (momentum, variance): 16 bytes per parameter with
+# fp32 gradients, against Megatron's 18 (PyTorch FSDP2 docs, MixedPrecisionPolicy: "sharded
+# parameters stay in their original dtype, unsharded for compute in param_dtype"; MaxText
+# base.yml weight_dtype: float32). The all-gathered BF16 layer the step computes with is
+# transient (one or two layers; not counted).
+FP32_PARAM_BYTES = 4
+MOMENTS_BYTES_PER_PARAM = 8
+
+
+def state_precision(
+    gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
+    *,
+    fp8_weights: bool = False,
+    fp32_master_params: bool = False,
+) -> dict:
+    """model_state_bytes' precision arguments for the transformer layers' weights: Megatron-
+    style (a BF16 working copy, fp32 master in the optimizer) or FSDP / JAX-style (the fp32
+    parameters are the master)."""
+    fp8_copy = FP8_WEIGHT_COPY_BYTES if fp8_weights else 0
+    if fp32_master_params:
+        return {
+            "gradient_bytes": gradient_bytes,
+            "weight_bytes": FP32_PARAM_BYTES + fp8_copy,
+            "optimizer_bytes": MOMENTS_BYTES_PER_PARAM,
+        }
+    return {
+        "gradient_bytes": gradient_bytes,
+        "weight_bytes": WEIGHT_BYTES_PER_PARAM + fp8_copy,
+        "optimizer_bytes": OPTIMIZER_BYTES_PER_PARAM,
+    }
 
 
 @dataclass(frozen=True)
@@ -102,6 +135,7 @@ def activation_bytes_per_layer(
     full_share=1.0,
     attention_sharded=KORTHIKANTI_SHARDED_ATTENTION,
     attention_replicated=KORTHIKANTI_REPLICATED_ATTENTION,
+    selective_stored=None,
 ):
     """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4).
 
@@ -111,7 +145,10 @@ def activation_bytes_per_layer(
     `full_share`: share of the layers full recomputation covers; the rest keep everything
     (the mean over a stage's layers). `attention_sharded` / `attention_replicated`: the
     attention block's stored bytes per token over h that TP shards / every rank keeps
-    (Korthikanti's 8 and 3 of the 24 and 10; AttentionShape gives MLA's)."""
+    (Korthikanti's 8 and 3 of the 24 and 10; AttentionShape gives MLA's).
+    `selective_stored`: (TP-split, whole) bytes per token over h that the stack's selective
+    recomputation keeps where it is not Korthikanti's (flops.alternate_matmul_stored_per_hidden);
+    None: Korthikanti's."""
     code = RECOMPUTE_CODES[recompute] if isinstance(recompute, str) else np.asarray(recompute)
     sbh = seq_len * micro_batch * hidden
     attention_scores = 5 * heads * seq_len / hidden
@@ -121,7 +158,14 @@ def activation_bytes_per_layer(
     replicated = 7 + attention_replicated  # 10 for Korthikanti's attention
     sharded = 16 + attention_sharded  # 24
     full = 2 * sbh / np.where(sp, tp, 1)
-    selective = np.where(sp, (replicated + sharded) * sbh / tp, sbh * (replicated + sharded / tp))
+    kept_sharded, kept_replicated = (
+        (sharded, replicated) if selective_stored is None else selective_stored
+    )
+    selective = np.where(
+        sp,
+        (kept_replicated + kept_sharded) * sbh / tp,
+        sbh * (kept_replicated + kept_sharded / tp),
+    )
     none = np.where(
         sp,
         sbh * (replicated + sharded + attention_scores) / tp,
@@ -149,6 +193,7 @@ def model_state_bytes(
     zero_stage,
     gradient_bytes=GRADIENT_BYTES_PER_PARAM,
     weight_bytes=WEIGHT_BYTES_PER_PARAM,
+    optimizer_bytes=OPTIMIZER_BYTES_PER_PARAM,
     trained_share=1.0,
     adapter_share=0.0,
 ):
@@ -156,14 +201,16 @@ def model_state_bytes(
     (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
     software stack's gradient-reduction precision (Megatron's fp32 main_grad: 4; a bf16
     gradient buffer, Megatron-Core --grad-reduce-in-bf16 / NeMo distributed Adam: 2);
-    `weight_bytes`: 2, or 3 for FP8 layers (FP8_WEIGHT_COPY_BYTES). Works on arrays
+    `weight_bytes`: 2, or 3 for FP8 layers (FP8_WEIGHT_COPY_BYTES), 4 where the fp32
+    parameters are the master (state_precision); `optimizer_bytes`: 12 (fp32 master, momentum,
+    variance) or 8 where the parameters are the master. Works on arrays
     (zero_stage may be an array). `trained_share`: trained weights over `params_on_gpu`
     (fine-tuning: only they keep gradients and optimizer states); `adapter_share`: LoRA
     adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base."""
     zero = np.asarray(zero_stage)
     weights = params_on_gpu * (weight_bytes + adapter_share * WEIGHT_BYTES_PER_PARAM)
     gradients = params_on_gpu * trained_share * gradient_bytes
-    optimizer = params_on_gpu * trained_share * OPTIMIZER_BYTES_PER_PARAM
+    optimizer = params_on_gpu * trained_share * optimizer_bytes
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
     weights = np.where(zero >= 3, weights / dp, weights)

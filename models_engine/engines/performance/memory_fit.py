@@ -5,26 +5,22 @@ import math
 
 from models_engine.engines.performance.attention_shape import attention_shape
 from models_engine.engines.performance.candidates import stage_layers
-from models_engine.engines.performance.efficiency_data import (
-    DEFAULT_EFFICIENCY,
-    SKU_EFFICIENCY,
-    SOFTWARE_STACKS,
-)
+from models_engine.engines.performance.compute_profile import resolve_stack
 from models_engine.engines.performance.fine_tuning import (
     embedding_trained_share,
     state_shares,
     tuning_of,
 )
+from models_engine.engines.performance.flops import selective_stored
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
-    FP8_WEIGHT_COPY_BYTES,
     GIB,
     GRADIENT_BYTES_PER_PARAM,
-    WEIGHT_BYTES_PER_PARAM,
     ExpertShape,
     LayerShape,
     activation_bytes_per_layer,
     model_state_bytes,
+    state_precision,
 )
 from models_engine.engines.performance.pipeline_schedule import (
     activation_layers,
@@ -123,6 +119,8 @@ def memory_breakdown_gib(
     attention_kernel: str = "unfused",
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
     fp8_weights: bool = False,
+    fp32_master_params: bool = False,
+    selective_recompute: str = "attention_core",
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
     of the busiest stage under the layout's schedule. Embedding states are kept apart:
@@ -134,9 +132,9 @@ def memory_breakdown_gib(
     dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
     shape, tuning = model_shape(workload), tuning_of(workload)
+    bytes_per_param = {"gradient_bytes": gradient_bytes, "fp32_master_params": fp32_master_params}
     precision = {
-        "gradient_bytes": gradient_bytes,
-        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+        **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
     }
     dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
@@ -156,7 +154,7 @@ def memory_breakdown_gib(
             params_on_gpu=embedding_params,
             dp=shard,
             zero_stage=zero,
-            gradient_bytes=gradient_bytes,
+            **state_precision(**bytes_per_param),
             trained_share=embedding_trained_share(shape, tuning, embedding_copies),
         )
     )
@@ -172,6 +170,7 @@ def memory_breakdown_gib(
         full_share=layout.recompute_layer_share,
         attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
         attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
+        selective_stored=selective_stored(shape, selective_recompute),
     )
     return {
         "weights": weights / GIB,
@@ -223,36 +222,34 @@ def explicit_layout(parallelism) -> Layout:
     )
 
 
-def _stack_of(gpu) -> dict | None:
-    """The software stack this SKU's published runs used (efficiency_data)."""
-    entry = SKU_EFFICIENCY.get(gpu.id, DEFAULT_EFFICIENCY) if gpu is not None else None
-    return None if entry is None else SOFTWARE_STACKS[entry["stack"]]
+def _memory_stack(spec, gpu, stack) -> dict:
+    """memory_breakdown_gib's stack arguments (attention kernel, gradient bytes per
+    parameter, fp32 parameters as the master, what selective recomputation keeps) of the
+    stack the run is modelled with: `stack` as the step model resolved it, else the
+    workload's software_stack on this GPU (compute_profile.resolve_stack), so memory and step
+    time assume the same stack."""
+    if stack is None and gpu is not None:
+        stack = resolve_stack(gpu, getattr(spec.workload, "software_stack", None))
+    if stack is None:
+        return {"attention_kernel": "unfused", "gradient_bytes": GRADIENT_BYTES_PER_PARAM}
+    return {
+        "attention_kernel": stack.attention_kernel,
+        "gradient_bytes": stack.grad_reduce_bytes,
+        "fp32_master_params": stack.fp32_master_params,
+        "selective_recompute": stack.selective_recompute,
+    }
 
 
-def attention_kernel_of(gpu) -> str:
-    """The attention kernel of the software stack this SKU's published runs used."""
-    stack = _stack_of(gpu)
-    return "unfused" if stack is None else stack["attention_kernel"]
-
-
-def gradient_bytes_of(gpu) -> int:
-    """Bytes per parameter of that stack's gradient buffer (its reduction precision)."""
-    stack = _stack_of(gpu)
-    return GRADIENT_BYTES_PER_PARAM if stack is None else stack["grad_reduce_bytes"]
-
-
-def breakdown_for(
-    spec, layout: Layout, attention_kernel: str = "unfused", gradient_bytes: int = 4, gpu=None
-) -> dict[str, float]:
+def breakdown_for(spec, layout: Layout, gpu=None, **stack_args) -> dict[str, float]:
+    """`stack_args`: _memory_stack's (attention kernel, gradient bytes, fp32 master)."""
     if spec.workload.kind == "inference":
         return inference_memory_gib(spec.workload, layout)
     return memory_breakdown_gib(
         spec.workload,
         layout,
         layout,
-        attention_kernel=attention_kernel,
-        gradient_bytes=gradient_bytes,
         fp8_weights=trains_in_fp8(spec.workload, gpu),
+        **stack_args,
     )
 
 
@@ -262,13 +259,7 @@ def trains_in_fp8(workload, gpu) -> bool:
     return workload.precision == "fp8" and bool(gpu is not None and gpu.fp8_dense_tflops)
 
 
-def choose_layout(
-    spec,
-    hbm_capacity_gib: float,
-    attention_kernel: str = "unfused",
-    gradient_bytes: int = 4,
-    gpu=None,
-) -> Layout:
+def choose_layout(spec, hbm_capacity_gib: float, gpu=None, **stack_args) -> Layout:
     parallelism = spec.workload.parallelism
     if parallelism != "auto":
         return explicit_layout(parallelism)
@@ -280,20 +271,21 @@ def choose_layout(
         kv_heads=spec.workload.kv_heads_effective,
     )
     for candidate in candidates:
-        parts = breakdown_for(spec, candidate, attention_kernel, gradient_bytes, gpu)
+        parts = breakdown_for(spec, candidate, gpu, **stack_args)
         if sum(parts.values()) <= hbm_capacity_gib:
             return candidate
     # Nothing fits: show the most sharded layout so the user sees by how much it misses.
     return candidates[-1]
 
 
-def evaluate_memory(spec, gpu, layout: Layout | None = None) -> dict:
+def evaluate_memory(spec, gpu, layout: Layout | None = None, stack=None) -> dict:
     """Memory per GPU of `layout` (default: the spec's layout, or for `auto` the least
-    model-parallel one that fits)."""
+    model-parallel one that fits). `stack`: the SoftwareStack the step was modelled with
+    (its attention kernel, gradient buffer and master weights set the bytes)."""
     capacity = gpu.hbm_capacity_gib
-    kernel, gradient_bytes = attention_kernel_of(gpu), gradient_bytes_of(gpu)
-    layout = layout or choose_layout(spec, capacity, kernel, gradient_bytes, gpu)
-    breakdown = breakdown_for(spec, layout, kernel, gradient_bytes, gpu)
+    stack_args = _memory_stack(spec, gpu, stack)
+    layout = layout or choose_layout(spec, capacity, gpu, **stack_args)
+    breakdown = breakdown_for(spec, layout, gpu, **stack_args)
     total = sum(breakdown.values())
     stage = (
         "one model replica shard (weights + KV cache)"

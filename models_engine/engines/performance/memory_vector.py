@@ -9,13 +9,13 @@ from models_engine.engines.performance.fine_tuning import (
     embedding_trained_share,
     state_shares,
 )
+from models_engine.engines.performance.flops import selective_stored
 from models_engine.engines.performance.memory import (
-    FP8_WEIGHT_COPY_BYTES,
     GIB,
     GRADIENT_BYTES_PER_PARAM,
-    WEIGHT_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     model_state_bytes,
+    state_precision,
 )
 from models_engine.engines.performance.pipeline_schedule import (
     DUALPIPE,
@@ -50,14 +50,16 @@ def training_memory_gib(
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
     fp8_weights: bool = False,
     tuning: Tuning = FULL,
+    fp32_master_params: bool = False,
+    selective_recompute: str = "attention_core",
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
     which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
     dense, expert = _rank_params(shape, cand)
     shard = cand.shard
+    bytes_per_param = {"gradient_bytes": gradient_bytes, "fp32_master_params": fp32_master_params}
     precision = {
-        "gradient_bytes": gradient_bytes,
-        "weight_bytes": WEIGHT_BYTES_PER_PARAM + (FP8_WEIGHT_COPY_BYTES if fp8_weights else 0),
+        **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
     }
     dense_states = model_state_bytes(
@@ -75,7 +77,7 @@ def training_memory_gib(
             params_on_gpu=embedding_params,
             dp=shard,
             zero_stage=cand.zero,
-            gradient_bytes=gradient_bytes,
+            **state_precision(**bytes_per_param),
             trained_share=embedding_trained_share(shape, tuning, copies),
         )
     )
@@ -91,6 +93,7 @@ def training_memory_gib(
         full_share=cand.recompute_share,
         attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
         attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
+        selective_stored=selective_stored(shape, selective_recompute),
     )
     microbatches = shape.global_batch / (cand.dp * cand.mbs)
     layers = activation_layers(

@@ -259,7 +259,7 @@ def evaluate_serving(spec, gpu, topology: Topology) -> PerformanceResult:
     else:
         layout = explicit_layout(workload.parallelism)
         chosen = _scalar(_metrics(shape, profile, topology, target, [layout]), 0)
-    result = evaluate_memory(spec, gpu, layout)
+    result = evaluate_memory(spec, gpu, layout, stack=profile.stack)
     met = chosen["tpot_slo_met"] and chosen["ttft_slo_met"] and chosen["throughput_target_met"]
     sizing = None if met else slo_sizing(spec, shape, profile, topology, capacity)
     findings = serving_findings(spec, chosen, layout, sizing)

@@ -110,6 +110,8 @@ SOFTWARE_STACKS = {
         "pp_p2p_overlap": True,
         "grad_reduce_bytes": 2,
         "launch_gaps": False,
+        # MaxText's weight_dtype float32: parameters are the optimizer's master copy.
+        "fp32_master_params": True,
     },
     COMPOSER_FSDP: {
         "description": (
@@ -126,6 +128,9 @@ SOFTWARE_STACKS = {
         # FSDP mixed precision reduces gradients in the parameter dtype (bf16).
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
+        # FSDP mixed precision keeps the sharded flat parameters in fp32 (the optimizer's
+        # master) and computes on bf16 copies gathered per layer.
+        "fp32_master_params": True,
     },
     TORCHTITAN: {
         "description": (
@@ -142,6 +147,8 @@ SOFTWARE_STACKS = {
         "pp_p2p_overlap": False,
         "grad_reduce_bytes": 4,
         "launch_gaps": True,
+        # FSDP2 shards the fp32 parameters (the master) and all-gathers them in bf16.
+        "fp32_master_params": True,
         # torchtitan's selective AC ("op", its default selective option): save the outputs of
         # every matmul except every second one, of SDPA and of reduce-scatters; recompute
         # everything else (torchtitan distributed/activation_checkpoint.py, _custom_policy:

@@ -96,7 +96,7 @@ def evaluate_training(
     tflops_per_gpu = model_flops * tokens_per_s / gpus / TERA
     peak_tflops = profile.peak_flops / TERA
     days = failure_free_days(workload.tokens_to_train, tokens_per_s)
-    result = evaluate_memory(spec, gpu, layout)
+    result = evaluate_memory(spec, gpu, layout, stack=profile.stack)
     result["model"].update(
         {
             "active_parameters_b": shape.active_params_per_token() / 1e9,
@@ -173,6 +173,33 @@ def stack_used(profile) -> dict:
     }
 
 
+def memory_convention(stack) -> str:
+    """How the stack's memory per GPU is counted (memory.state_precision,
+    flops.selective_stored)."""
+    if stack.fp32_master_params:
+        states = (
+            f"fp32 parameters as the optimizer's master (4 B) + {stack.grad_reduce_bytes} B "
+            "gradient + 8 B Adam moments per parameter"
+        )
+    else:
+        states = (
+            f"2 B working weights + {stack.grad_reduce_bytes} B gradient + 12 B fp32 master and "
+            "Adam moments per parameter (+1 B FP8 weight copy in FP8 runs)"
+        )
+    kept = (
+        "selective recomputation keeps every second matmul output, the layer input and the "
+        "attention output (torchtitan's op-level policy; dense models)"
+        if stack.selective_recompute == "alternate_matmuls"
+        else "selective recomputation keeps all but the attention core (Korthikanti et al. 2022)"
+    )
+    scores = (
+        "no s x s scores (flash kernel)"
+        if stack.attention_kernel == "flash"
+        else ("s x s attention scores stored without recomputation (unfused kernel)")
+    )
+    return f"{stack.name}: {states}; ZeRO / FSDP shard them over the shard group; {kept}; {scores}"
+
+
 def conventions(profile) -> dict:
     return {
         "mfu": MFU_CONVENTION,
@@ -190,6 +217,7 @@ def conventions(profile) -> dict:
         "most, shared tiers capped by the storage network); stalls only what the step does "
         "not hide",
         "software_stack": profile.stack.description,
+        "memory": memory_convention(profile.stack),
         "busbw": "nccl-tests: all-reduce 2(n-1)/n x algbw; all-gather, reduce-scatter, "
         "all-to-all (n-1)/n; broadcast, send/recv 1",
     }
