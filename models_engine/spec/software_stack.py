@@ -58,3 +58,13 @@ class SoftwareStackChoice(SpecModel):
             "compute; null = the stack's."
         ),
     )
+    ep_dispatcher: Literal["all_to_all", "deepep"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "How MoE tokens reach their experts: all_to_all (NCCL all-to-all: one copy per "
+            "routed expert, also between nodes) or deepep (DeepEP: one copy per destination "
+            "node over the network, forwarded to the experts' GPUs over NVLink); null = the "
+            "stack's."
+        ),
+    )

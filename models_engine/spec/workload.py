@@ -60,6 +60,18 @@ class MixtureOfExperts(SpecModel):
         ge=0,
         le=8,
     )
+    max_nodes_per_token: int | None = spec_field(
+        None,
+        unit="count (nodes)",
+        description=(
+            "Node-limited routing: a token's experts lie on at most this many expert-parallel "
+            "nodes (DeepSeek-V3: 4, its topk_group 4 of n_group 8 with one group per node); "
+            "sets what a deduplicating dispatcher (software_stack.ep_dispatcher deepep) sends "
+            "between nodes. null = no limit."
+        ),
+        ge=1,
+        le=4096,
+    )
     routing: Literal["learned", "force_balanced"] = spec_field(
         "learned",
         unit="enum",

@@ -7,7 +7,7 @@ from models_engine.engines.collectives import evaluate_collective
 from models_engine.engines.performance.comm_sizes import (
     PARAM_GATHER_BYTES,
     cp_kv_bytes,
-    ep_dispatch_bytes,
+    ep_exchange_bytes,
     ep_local_peers,
     pp_activation_bytes,
     stride_local,
@@ -71,8 +71,11 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
             _entry("context parallel ring (dK/dV)", "send_recv", 2 * kv, 2, local, topology, count)
         )
     if ep > 1 and shape.moe_layers:
-        size = _scalar(ep_dispatch_bytes(shape, cand, moe_imbalance(shape, cand)))
         local = int(_scalar(ep_local_peers(cand, domain)))
+        imbalance = moe_imbalance(shape, cand)
+        size = _scalar(
+            ep_exchange_bytes(shape, cand, imbalance, local, profile.stack.ep_dispatcher)
+        )
         moe_layers = layers * shape.moe_layers / shape.layers
         entries.append(
             _entry(

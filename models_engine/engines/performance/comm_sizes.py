@@ -59,3 +59,37 @@ def ep_local_peers(cand, domain_gpus):
     """EP peers of a GPU inside its NVLink domain: Megatron-Core orders the expert grid
     expert-TP fastest, then EP, so EP ranks stride expert_tp (and context parallelism)."""
     return np.minimum(cand.ep, np.maximum(domain_gpus // (cand.etp * cand.cp), 1))
+
+
+def ep_network_copies(shape, cand, local):
+    """Copies of one dispatched token that cross the network between nodes (EP groups that
+    span nodes of `local` EP peers each). NCCL's all-to-all sends one per routed expert on
+    another node: top_k x (ep - local) / ep. DeepEP sends one per destination node and
+    forwards it to the experts' GPUs over NVLink (DeepSeek-V3 report, arXiv 2412.19437
+    section 3.2.2; DeepEP's internode kernels): with experts spread evenly over n nodes and
+    balanced routing, a token's top_k experts lie on r (1 - (1 - 1/r)^top_k) distinct nodes,
+    r = n or the model's node limit, of which a share (n - 1) / n is remote."""
+    nodes = np.maximum(cand.ep / np.maximum(local, 1), 1.0)
+    per_expert = shape.top_k * (cand.ep - local) / np.maximum(cand.ep, 1)
+    reach = np.minimum(nodes, shape.max_nodes_per_token) if shape.max_nodes_per_token else nodes
+    distinct = reach * (1.0 - (1.0 - 1.0 / reach) ** shape.top_k)
+    per_node = np.minimum(distinct * (nodes - 1.0) / nodes, per_expert)
+    return per_expert, per_node
+
+
+def ep_dispatch_scale(shape, cand, local, dispatcher: str):
+    """What a deduplicating dispatcher leaves of the all-to-all's bytes: the network copies
+    per node over those per expert (1 inside one node, and for NCCL's all-to-all). The
+    all-to-all time is set by its network part once it spans nodes (NVLink is ~8x faster per
+    GPU), so scaling the whole exchange stands for scaling that part."""
+    if dispatcher != "deepep":
+        return np.ones_like(np.asarray(cand.ep, dtype=float))
+    per_expert, per_node = ep_network_copies(shape, cand, local)
+    return np.where(per_expert > 0, per_node / np.maximum(per_expert, 1e-12), 1.0)
+
+
+def ep_exchange_bytes(shape, cand, imbalance, local, dispatcher: str):
+    """One dispatch (or combine) exchange as the step model and the collective report cost
+    it: the all-to-all's bytes, scaled by what the stack's dispatcher deduplicates."""
+    scale = ep_dispatch_scale(shape, cand, local, dispatcher)
+    return ep_dispatch_bytes(shape, cand, imbalance) * scale

@@ -64,6 +64,9 @@ class SoftwareStack:
     # True where the fp32 parameters are the optimizer's master copy (PyTorch FSDP, JAX): no
     # separate BF16 working copy in the model states (memory.state_precision)
     fp32_master_params: bool = False
+    # How MoE tokens reach their experts: "all_to_all" (NCCL, one copy per routed expert) or
+    # "deepep" (one copy per destination node across the network; comm_sizes.ep_network_copies)
+    ep_dispatcher: str = "all_to_all"
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ def _stack(name: str, choice) -> SoftwareStack:
         changes["attention_backend"] = choice.attention_backend
         fused = choice.attention_backend != "unfused"
         changes["attention_kernel"] = "flash" if fused else "unfused"
-    for flag in ("tp_comm_overlap", "dp_comm_overlap"):
+    for flag in ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher"):
         if getattr(choice, flag) is not None:
             changes[flag] = getattr(choice, flag)
     return replace(stack, **changes)

@@ -16,8 +16,8 @@ from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import (
     ACTIVATION_BYTES,
     cp_kv_bytes,
-    ep_dispatch_bytes,
     ep_dispatched_tokens,
+    ep_exchange_bytes,
     ep_local_peers,
 )
 from models_engine.engines.performance.elementwise import (
@@ -335,9 +335,10 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # collectives model limits an inter-node all-to-all to one NIC per GPU, nccl-tests #267 /
     # #290). Megatron-Core's alltoall dispatcher runs it on the compute stream between router
     # and experts: nothing hides it unless 1F1B A2A overlap (--overlap-moe-expert-parallel-
-    # comm) is on, which the modelled stacks do not use.
-    size = ep_dispatch_bytes(shape, cand, imbalance)
+    # comm) is on, which the modelled stacks do not use. A DeepEP dispatcher sends each token
+    # once per destination node across the network (comm_sizes.ep_network_copies).
     local = ep_local_peers(cand, topology.scale_up.gpus)
+    size = ep_exchange_bytes(shape, cand, imbalance, local, profile.stack.ep_dispatcher)
     a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]
     ep_comm = np.where(cand.ep > 1, 4.0 * a2a, 0.0)  # dispatch + combine, forward + backward
     host_wait = expert_launch_wait_s(local_experts, routed_f, routed_b, profile)

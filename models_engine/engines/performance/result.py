@@ -86,6 +86,7 @@ class SoftwareStackUsed(ResultPart):
     losses_fraction_of_kernel_time: dict[str, float]
     kernel_source: str  # where the kernel efficiencies come from (measurement or fit)
     calibration: str  # the published runs the stack's losses were fitted on
+    ep_dispatcher: str = "all_to_all"  # MoE dispatch: NCCL all-to-all or DeepEP (per node)
 
 
 class PerformanceResult(EngineResult):

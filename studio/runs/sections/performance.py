@@ -135,6 +135,8 @@ def stack_paragraph(stack) -> Paragraph:
     flags = (("TP", stack.tp_comm_overlap), ("DP", stack.dp_comm_overlap))
     overlapped = " and ".join(name for name, on in flags if on)
     overlap = f"{overlapped} communication overlapped" if overlapped else "no overlap"
+    if stack.ep_dispatcher == "deepep":
+        overlap += ", DeepEP expert dispatch (one copy per destination node across the network)"
     return Paragraph(
         text(
             "Software stack: ",
