@@ -44,9 +44,9 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
     vp, sp, recompute = _scalar(cand.vp), bool(cand.sp[0]), int(cand.recompute[0])
     layers = max(_scalar(cand.first_layers), _scalar(cand.last_layers), _scalar(cand.middle_layers))
     domain = topology.scale_up.gpus
+    full = recompute == 2  # full recomputation re-runs the forward collectives
     if tp > 1:
         size = _scalar(tp_activation_bytes(shape, cand))
-        full = recompute == 2
         per_mb = layers * m
         if sp:
             gathers = (6 + (2 if full else 0)) * per_mb + 1 * m
@@ -85,7 +85,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
                 ep,
                 local,
                 topology,
-                4 * moe_layers * m,
+                (4 + (2 if full else 0)) * moe_layers * m,
             )
         )
     if pp > 1:

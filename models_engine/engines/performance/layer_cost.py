@@ -246,7 +246,9 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     full = cand.recompute == 2
     selective = cand.recompute == 1
     partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
-    whole = cand.recompute_share * (forward + tp_forward + cp_forward)
+    # Full recomputation re-runs the layer's forward with its communication: the TP and CP
+    # forward collectives and the expert dispatch + combine (half the four all-to-alls).
+    whole = cand.recompute_share * (forward + tp_forward + cp_forward + ep_comm / 2.0)
     recompute = np.where(full, whole, np.where(selective, partial, 0))
     ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
     if moe and profile.moe_layer_host_s > 0.0:
