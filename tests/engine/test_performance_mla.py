@@ -124,24 +124,19 @@ def test_inference_kv_cache_holds_the_latent_not_per_head_keys_and_values():
 def test_stored_activations_count_mla_widths_and_reduce_to_korthikanti_without_it():
     s, b, h = 4096, 1, 7168
     plain = AttentionShape(hidden=h, heads=56, kv_heads=56, head_dim=128)
-    korthikanti = activation_bytes_per_layer(
-        seq_len=s,
-        micro_batch=b,
-        hidden=h,
-        heads=56,
-        tp=1,
-        sequence_parallel=False,
-        recompute="selective",
-    )
+    layer = {
+        "seq_len": s,
+        "micro_batch": b,
+        "hidden": h,
+        "heads": 56,
+        "tp": 1,
+        "sequence_parallel": False,
+        "recompute": "selective",
+    }
+    korthikanti = activation_bytes_per_layer(**layer)
     assert korthikanti == 34 * s * b * h
     same = activation_bytes_per_layer(
-        seq_len=s,
-        micro_batch=b,
-        hidden=h,
-        heads=56,
-        tp=1,
-        sequence_parallel=False,
-        recompute="selective",
+        **layer,
         attention_sharded=plain.stored_sharded_bytes_per_hidden(),
         attention_replicated=plain.stored_replicated_bytes_per_hidden(),
     )
