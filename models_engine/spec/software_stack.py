@@ -64,7 +64,7 @@ class SoftwareStackChoice(SpecModel):
         description=(
             "How MoE tokens reach their experts: all_to_all (NCCL all-to-all: one copy per "
             "routed expert, also between nodes) or deepep (DeepEP: one copy per destination "
-            "node over the network, forwarded to the experts' GPUs over NVLink); null = the "
-            "stack's."
+            "node over the network, forwarded to the experts' GPUs over NVLink, and one copy "
+            "per destination GPU inside an NVLink domain); null = the stack's."
         ),
     )

@@ -72,14 +72,19 @@ class MixtureOfExperts(SpecModel):
         ge=1,
         le=4096,
     )
-    routing: Literal["learned", "force_balanced"] = spec_field(
+    routing: Literal["learned", "force_balanced", "round_robin"] = spec_field(
         "learned",
         unit="enum",
         description=(
             "How tokens reach the experts: 'learned' (the router's choice, so the busiest "
-            "expert-parallel rank sets the pace) or 'force_balanced' (every expert gets the "
-            "same token count, as in Megatron-Core's moe_router_force_load_balancing, which "
-            "NVIDIA's published MoE benchmarks use)."
+            "expert-parallel rank sets the pace), 'force_balanced' (every expert gets the "
+            "same token count from random top-k choices, as in Megatron-Core's "
+            "moe_router_force_load_balancing, which NVIDIA's published MoE benchmarks use) or "
+            "'round_robin' (every expert gets the same count and a token's top_k experts are "
+            "consecutive: token i takes experts i x top_k ... i x top_k + top_k - 1 modulo "
+            "the expert count, NeMo AutoModel's FakeBalancedGate in its published "
+            "benchmarks; its experts then sit on one or two GPUs, which a deduplicating "
+            "dispatcher sends to once each)."
         ),
     )
 

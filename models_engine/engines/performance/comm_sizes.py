@@ -61,31 +61,87 @@ def ep_local_peers(cand, domain_gpus):
     return np.minimum(cand.ep, np.maximum(domain_gpus // (cand.etp * cand.cp), 1))
 
 
+def groups_per_token(shape, groups):
+    """Distinct groups a token's top_k experts fall in, the experts split evenly and in id
+    order over `groups` groups (EP ranks or nodes). Random choices (learned or force-balanced
+    routing, taken as uniform): top_k distinct experts out of E miss a given group with
+    probability C(E - E/groups, top_k) / C(E, top_k). Round-robin routing (consecutive expert
+    ids, moe.routing "round_robin"): the mean over the token's starting expert of the groups
+    its top_k adjacent ids span."""
+    groups = np.maximum(np.asarray(groups, dtype=float), 1.0)
+    if shape.consecutive_experts:
+        return _groups_spanned(shape.experts, shape.top_k, groups)
+    return _random_groups(float(shape.experts), shape.top_k, groups)
+
+
+def _random_groups(experts, top_k: int, groups):
+    """groups x (1 - C(E - E/groups, top_k) / C(E, top_k)), E may be an array."""
+    per_group = experts / groups
+    miss = np.ones_like(np.asarray(groups * per_group, dtype=float))
+    for drawn in range(int(top_k)):
+        miss = miss * np.clip((experts - per_group - drawn) / (experts - drawn), 0.0, 1.0)
+    return groups * (1.0 - miss)
+
+
+def _groups_spanned(experts: int, top_k: int, groups: np.ndarray) -> np.ndarray:
+    """Mean groups spanned by ids s ... s + top_k - 1, s = i x top_k mod E over tokens i
+    (the starts repeat every E / gcd(E, top_k) tokens)."""
+    starts = np.arange(0, experts * top_k, top_k) % experts
+    sizes, inverse = np.unique(groups, return_inverse=True)
+    spans = np.empty_like(sizes)
+    for index, size in enumerate(sizes):
+        per_group = max(experts / size, 1.0)
+        first = np.floor(starts / per_group)
+        last = np.floor((starts + top_k - 1) / per_group)
+        spans[index] = float(np.mean(np.minimum(last - first + 1.0, size)))
+    return spans[inverse].reshape(groups.shape)
+
+
 def ep_network_copies(shape, cand, local):
     """Copies of one dispatched token that cross the network between nodes (EP groups that
     span nodes of `local` EP peers each). NCCL's all-to-all sends one per routed expert on
     another node: top_k x (ep - local) / ep. DeepEP sends one per destination node and
     forwards it to the experts' GPUs over NVLink (DeepSeek-V3 report, arXiv 2412.19437
-    section 3.2.2; DeepEP's internode kernels): with experts spread evenly over n nodes and
-    balanced routing, a token's top_k experts lie on r (1 - (1 - 1/r)^top_k) distinct nodes,
-    r = n or the model's node limit, of which a share (n - 1) / n is remote."""
+    section 3.2.2; DeepEP's internode kernels): a token reaches the nodes its experts lie on
+    (groups_per_token over the n nodes, or over the model's node limit r with the experts of
+    those r nodes), of which a share (n - 1) / n is remote."""
     nodes = np.maximum(cand.ep / np.maximum(local, 1), 1.0)
     per_expert = shape.top_k * (cand.ep - local) / np.maximum(cand.ep, 1)
-    reach = np.minimum(nodes, shape.max_nodes_per_token) if shape.max_nodes_per_token else nodes
-    distinct = reach * (1.0 - (1.0 - 1.0 / reach) ** shape.top_k)
+    limit = shape.max_nodes_per_token
+    if limit and not shape.consecutive_experts:
+        reach = np.minimum(nodes, limit)
+        distinct = _random_groups(shape.experts * reach / nodes, shape.top_k, reach)
+    else:
+        distinct = groups_per_token(shape, nodes)
     per_node = np.minimum(distinct * (nodes - 1.0) / nodes, per_expert)
     return per_expert, per_node
 
 
+def ep_rank_copies(shape, cand):
+    """Copies of one dispatched token sent to other GPUs of its EP group when all of them
+    share one NVLink domain. NCCL's all-to-all: one per routed expert on another GPU,
+    top_k x (ep - 1) / ep. DeepEP's intranode kernels send a token once to each GPU that
+    holds any of its experts (get_dispatch_layout's is_token_in_rank, one row per token and
+    rank) and combine one partial sum per GPU back: groups_per_token over the ep ranks, of
+    which (ep - 1) / ep are another GPU."""
+    ep = np.maximum(np.asarray(cand.ep, dtype=float), 1.0)
+    remote = (ep - 1.0) / ep
+    return shape.top_k * remote, groups_per_token(shape, ep) * remote
+
+
 def ep_dispatch_scale(shape, cand, local, dispatcher: str):
-    """What a deduplicating dispatcher leaves of the all-to-all's bytes: the network copies
-    per node over those per expert (1 inside one node, and for NCCL's all-to-all). The
-    all-to-all time is set by its network part once it spans nodes (NVLink is ~8x faster per
-    GPU), so scaling the whole exchange stands for scaling that part."""
+    """What a deduplicating dispatcher leaves of the all-to-all's bytes. Across nodes: the
+    network copies per node over those per expert; the all-to-all time is set by its network
+    part once it spans nodes (NVLink is ~8x faster per GPU), so scaling the whole exchange
+    stands for scaling that part. Inside one NVLink domain: the copies per GPU over those per
+    expert. NCCL's all-to-all (any other dispatcher) deduplicates nothing."""
     if dispatcher != "deepep":
         return np.ones_like(np.asarray(cand.ep, dtype=float))
     per_expert, per_node = ep_network_copies(shape, cand, local)
-    return np.where(per_expert > 0, per_node / np.maximum(per_expert, 1e-12), 1.0)
+    across = np.where(per_expert > 0, per_node / np.maximum(per_expert, 1e-12), 1.0)
+    rank_expert, per_rank = ep_rank_copies(shape, cand)
+    within = np.where(rank_expert > 0, per_rank / np.maximum(rank_expert, 1e-12), 1.0)
+    return np.where(cand.ep > local, across, within)
 
 
 def ep_exchange_bytes(shape, cand, imbalance, local, dispatcher: str):

@@ -65,7 +65,8 @@ class SoftwareStack:
     # separate BF16 working copy in the model states (memory.state_precision)
     fp32_master_params: bool = False
     # How MoE tokens reach their experts: "all_to_all" (NCCL, one copy per routed expert) or
-    # "deepep" (one copy per destination node across the network; comm_sizes.ep_network_copies)
+    # "deepep" (one copy per destination node across the network, one per destination GPU inside
+    # an NVLink domain; comm_sizes.ep_dispatch_scale)
     ep_dispatcher: str = "all_to_all"
 
 

@@ -338,7 +338,8 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
     # #290). Megatron-Core's alltoall dispatcher runs it on the compute stream between router
     # and experts: nothing hides it unless 1F1B A2A overlap (--overlap-moe-expert-parallel-
     # comm) is on, which the modelled stacks do not use. A DeepEP dispatcher sends each token
-    # once per destination node across the network (comm_sizes.ep_network_copies).
+    # once per destination node across the network, and once per destination GPU when the EP
+    # group shares one NVLink domain (comm_sizes.ep_dispatch_scale).
     local = ep_local_peers(cand, topology.scale_up.gpus)
     size = ep_exchange_bytes(shape, cand, imbalance, local, profile.stack.ep_dispatcher)
     a2a = collective_time_s("all_to_all", size, cand.ep, local, topology)[0]

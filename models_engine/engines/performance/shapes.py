@@ -29,6 +29,7 @@ class ModelShape:
     first_dense_layers: int = 0
     mtp_modules: int = 0  # multi-token prediction modules (on the last stage)
     force_balanced: bool = False  # every expert gets the mean token count (no busiest rank)
+    consecutive_experts: bool = False  # round-robin routing: a token's experts are adjacent ids
     max_nodes_per_token: int = 0  # node-limited routing (0: no limit)
     # Sliding-window attention: window in tokens (0: none) and the share of layers using it
     window: int = 0
@@ -151,7 +152,8 @@ def model_shape(workload) -> ModelShape:
         moe_layers=count_moe_layers(workload),
         first_dense_layers=moe.first_dense_layers if moe else 0,
         mtp_modules=moe.mtp_modules if moe else 0,
-        force_balanced=bool(moe and moe.routing == "force_balanced"),
+        force_balanced=bool(moe and moe.routing in ("force_balanced", "round_robin")),
+        consecutive_experts=bool(moe and moe.routing == "round_robin"),
         max_nodes_per_token=(moe.max_nodes_per_token or 0) if moe else 0,
         window=workload.attention_sliding_window_tokens or 0,
         window_share=(

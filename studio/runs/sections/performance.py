@@ -136,7 +136,10 @@ def stack_paragraph(stack) -> Paragraph:
     overlapped = " and ".join(name for name, on in flags if on)
     overlap = f"{overlapped} communication overlapped" if overlapped else "no overlap"
     if stack.ep_dispatcher == "deepep":
-        overlap += ", DeepEP expert dispatch (one copy per destination node across the network)"
+        overlap += (
+            ", DeepEP expert dispatch (one copy per destination node across the network,"
+            " one per destination GPU over NVLink)"
+        )
     return Paragraph(
         text(
             "Software stack: ",
