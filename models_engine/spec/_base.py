@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 from pydantic_core import PydanticCustomError
 
 # Catalog ids: lower-case slugs such as "h100-sxm-80gb" or "nvidia-qm9700".
@@ -32,6 +32,20 @@ class SpecModel(BaseModel):
         allow_inf_nan=False,
         validate_default=False,
     )
+
+
+def _whole_number(value: Any) -> Any:
+    """Strict mode does not reach inside Literal: pydantic compares by equality, so 2.0 and
+    true would pass as 2 and 1. A numeric choice takes a JSON integer only."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        # literal_error: the spec's error text then lists the allowed values.
+        raise PydanticCustomError("literal_error", "Input should be a whole number")
+    return value
+
+
+def whole_number_choice(*values: int) -> Any:
+    """`Literal[values]` that accepts JSON integers only (not 2.0, not true)."""
+    return Annotated[Literal[values], BeforeValidator(_whole_number)]
 
 
 def spec_field(default: Any = ..., *, unit: str, description: str, **constraints: Any) -> Any:

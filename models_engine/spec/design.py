@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import model_validator
 
-from ._base import RuleViolations, SpecModel, section_field, spec_field
+from ._base import RuleViolations, SpecModel, section_field, spec_field, whole_number_choice
 from .compute import Compute
 from .economics import Economics
 from .fabric import Fabric
@@ -19,6 +17,7 @@ from .storage import Storage
 from .workload import Parallelism, Workload
 
 SPEC_VERSION = 1
+SpecVersion = whole_number_choice(SPEC_VERSION)
 # Tolerance when checking that a site's share of GPUs is a whole number of domains.
 _WHOLE_UNITS_TOLERANCE = 1e-6
 
@@ -29,7 +28,7 @@ class DesignSpec(SpecModel):
     _gib binary gigabytes, _gb/_tb decimal bytes, _gbps gigabits/s, _gbytes_per_s
     gigabytes/s, _kw kilowatts, _usd dollars, _ms/_s/_min/_h time."""
 
-    spec_version: Literal[1] = spec_field(
+    spec_version: SpecVersion = spec_field(
         SPEC_VERSION,
         unit="version",
         description="Schema version of this document (older versions are migrated on load).",

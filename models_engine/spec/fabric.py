@@ -6,14 +6,21 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from ._base import CATALOG_ID_PATTERN, RuleViolations, SpecModel, section_field, spec_field
+from ._base import (
+    CATALOG_ID_PATTERN,
+    RuleViolations,
+    SpecModel,
+    section_field,
+    spec_field,
+    whole_number_choice,
+)
 
 Technology = Literal["infiniband-ndr", "infiniband-xdr", "roce-400g", "roce-800g"]
-PortSpeedGbps = Literal[25, 50, 100, 200, 400, 800, 1600]
+PortSpeedGbps = whole_number_choice(25, 50, 100, 200, 400, 800, 1600)
 
 # Highest port speed each technology runs at, in Gb/s.
 # A NIC port splits into a power-of-two number of planes (one SerDes group per plane).
-PlaneCount = Literal[1, 2, 4, 8]
+PlaneCount = whole_number_choice(1, 2, 4, 8)
 
 TECHNOLOGY_LINE_RATE_GBPS: dict[str, int] = {
     "infiniband-ndr": 400,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ._base import SpecModel, section_field, spec_field
+from ._base import SpecModel, section_field, spec_field, whole_number_choice
 
 # Cable types of the schedule: passive copper (DAC), active copper with a linear redriver (ACC),
 # active electrical cable with a retimer (AEC), active optical cable (AOC), and structured fibre
@@ -16,6 +16,8 @@ from ._base import SpecModel, section_field, spec_field
 # chose for that link class (it owns cables and optics).
 CableType = Literal["auto", "dac", "acc", "aec", "aoc", "fibre-multimode", "fibre-single-mode"]
 CABLE_LINK_CLASSES = ("node_leaf", "leaf_spine", "spine_core")
+# Standard rack heights in rack units.
+RackHeightU = whole_number_choice(42, 45, 47, 48, 52)
 
 
 class CableTypes(SpecModel):
@@ -32,7 +34,7 @@ class Physical(SpecModel):
     """Halls, rows and racks the cluster is laid out in (the facility engine packs the racks;
     these fields say how tall they are and how the floor is arranged)."""
 
-    rack_height_u: Literal[42, 45, 47, 48, 52] = spec_field(
+    rack_height_u: RackHeightU = spec_field(
         42,
         unit="U",
         description="Rack height in rack units (EIA-310; 48U for NVL72-class MGX racks).",

@@ -542,6 +542,24 @@ def test_strings_are_not_numbers_and_numbers_are_not_booleans():
     assert error_at(nan, "economics.utilisation")
 
 
+@pytest.mark.parametrize(
+    ("path", "value", "allowed"),
+    [
+        ("fabric.planes", 2.0, [1, 2, 4, 8]),
+        ("fabric.planes", True, [1, 2, 4, 8]),
+        ("fabric.nic_speed_gbps", 400.0, [25, 50, 100, 200, 400, 800, 1600]),
+        ("physical.rack_height_u", False, [42, 45, 47, 48, 52]),
+    ],
+)
+def test_numeric_choices_take_whole_numbers_only(path, value, allowed):
+    # pydantic compares Literal members by equality (2.0 == 2, True == 1); the stored
+    # revision must hold exactly the integer the schema lists.
+    found = error_at(with_changes(MINIMAL, **{path: value}), path)
+    assert found["allowed"] == {"one_of": allowed}
+    whole = int(allowed[1])
+    assert parse_design(with_changes(MINIMAL, **{path: whole}))
+
+
 @pytest.mark.parametrize("junk", [None, 3, "design", [MINIMAL], 2.5, True])
 def test_junk_top_level_is_a_root_error(junk):
     assert errors_of(junk) == [
