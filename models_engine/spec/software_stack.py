@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ._base import SpecModel, spec_field
+from pydantic import model_validator
+
+from ._base import RuleViolations, SpecModel, spec_field
 
 # Closed list, mirrored by models_engine/engines/performance/stacks.py (a test checks it).
 StackName = Literal[
@@ -19,6 +21,9 @@ StackName = Literal[
     "torchtitan",
     "deepspeed",
 ]
+# The eager PyTorch stacks, the ones torch.compile changes (mirrored by stacks.py's
+# `compilable`; a test checks it).
+COMPILABLE_STACKS = ("torchtitan", "mosaic-composer-fsdp")
 
 
 class SoftwareStackChoice(SpecModel):
@@ -68,3 +73,27 @@ class SoftwareStackChoice(SpecModel):
             "per destination GPU inside an NVLink domain); null = the stack's."
         ),
     )
+    compiled: bool | None = spec_field(
+        None,
+        unit="boolean",
+        description=(
+            "torch.compile the model (eager PyTorch stacks: "
+            + ", ".join(COMPILABLE_STACKS)
+            + "): fused memory-bound kernels and fewer launches shrink the stack's losses "
+            "by torchtitan's measured compile speedup; null or false = eager."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _compile_applies_to_pytorch(self) -> SoftwareStackChoice:
+        issues = RuleViolations()
+        if self.compiled and self.name not in COMPILABLE_STACKS:
+            issues.add(
+                "compiled",
+                f"torch.compile applies to the eager PyTorch stacks "
+                f"({', '.join(COMPILABLE_STACKS)}), not to {self.name}; set name to one of "
+                "them or leave compiled unset",
+                {"name_one_of": list(COMPILABLE_STACKS)},
+            )
+        issues.raise_if_any()
+        return self

@@ -95,6 +95,9 @@ CALIBRATION_RUNS = {
     "deepseek_v3/pretrain": lambda c: c.family == "dgxc-deepseek-v3-mbridge",
     "Megatron-LM DeepSeek-V3 GB200 MXFP8": lambda c: c.family == "megatron-lm-deepseek-v3-gb200",
     "MT-NLG 530B 280-node row": lambda c: c.id == "mt-nlg-530b-2240",
+    "torchtitan H100 eager / compile pairs": lambda c: (
+        c.family == "torchtitan-h100-2412" and c.precision == "bf16"
+    ),
 }
 # Where the engine keeps its calibration texts: per SKU today, per stack x GPU generation
 # once software stacks are a workload choice.

@@ -11,7 +11,7 @@ from models_engine.engines.performance.efficiency_data import (
     SKU_EFFICIENCY,
 )
 from models_engine.engines.performance.kernel_data import KERNEL_EFFICIENCY
-from models_engine.engines.performance.stacks import SOFTWARE_STACKS, STACK_LOSSES
+from models_engine.engines.performance.stacks import COMPILE_SPEEDUP, SOFTWARE_STACKS, STACK_LOSSES
 
 TERA = 1e12
 AUTO = "auto"
@@ -68,6 +68,10 @@ class SoftwareStack:
     # "deepep" (one copy per destination node across the network, one per destination GPU inside
     # an NVLink domain; comm_sizes.ep_dispatch_scale)
     ep_dispatcher: str = "all_to_all"
+    # Eager PyTorch stacks torch.compile applies to, and whether this run compiles
+    # (stacks.COMPILE_SPEEDUP)
+    compilable: bool = False
+    compiled: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,7 @@ def _stack(name: str, choice) -> SoftwareStack:
         changes["attention_backend"] = choice.attention_backend
         fused = choice.attention_backend != "unfused"
         changes["attention_kernel"] = "flash" if fused else "unfused"
-    for flag in ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher"):
+    for flag in ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher", "compiled"):
         if getattr(choice, flag) is not None:
             changes[flag] = getattr(choice, flag)
     return replace(stack, **changes)
@@ -228,7 +232,7 @@ def compute_profile(
         stack=stack,
         losses=_named_losses(stack, kernels, fitted, serving, precision),
         kernel_source=kernels.get("source", "imported measurement"),
-        calibration=fitted["calibration"],
+        calibration=fitted["calibration"] + _compile_note(stack, serving),
         warnings=warnings + fallback,
         moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
     )
@@ -292,4 +296,25 @@ def _named_losses(
         return ()
     gaps = kernels["launch_gap"] if stack.launch_gaps else 0.0
     overhead = fitted.get(f"overhead_{precision}", fitted["overhead"])
+    if stack.compiled and stack.compilable:
+        gaps, overhead = compiled_losses(gaps, overhead)
     return (("kernel_launch_gaps", gaps), ("stack_overhead", overhead))
+
+
+def _compile_note(stack: SoftwareStack, serving: bool) -> str:
+    if serving or not (stack.compiled and stack.compilable):
+        return ""
+    return (
+        f" Compiled with torch.compile: the losses are those of a step {COMPILE_SPEEDUP:g}x "
+        "faster than eager at the same kernels (torchtitan's measured compile speedup)."
+    )
+
+
+def compiled_losses(gaps: float, overhead: float) -> tuple[float, float]:
+    """torch.compile's share of eager losses: both named losses shrink by one factor so that
+    kernel time x (1 + losses) falls by COMPILE_SPEEDUP (never below the bare kernels)."""
+    eager = gaps + overhead
+    if eager <= 0.0:
+        return gaps, overhead
+    remaining = max(0.0, (1.0 + eager) / COMPILE_SPEEDUP - 1.0) / eager
+    return gaps * remaining, overhead * remaining

@@ -87,6 +87,7 @@ class SoftwareStackUsed(ResultPart):
     kernel_source: str  # where the kernel efficiencies come from (measurement or fit)
     calibration: str  # the published runs the stack's losses were fitted on
     ep_dispatcher: str = "all_to_all"  # MoE dispatch: NCCL all-to-all or DeepEP (per node)
+    compiled: bool = False  # torch.compile (stacks.COMPILE_SPEEDUP); stored results: eager
 
 
 class PerformanceResult(EngineResult):

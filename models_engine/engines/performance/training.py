@@ -168,6 +168,7 @@ def stack_used(profile) -> dict:
         "tp_comm_overlap": stack.tp_comm_overlap,
         "dp_comm_overlap": stack.dp_comm_overlap,
         "ep_dispatcher": stack.ep_dispatcher,
+        "compiled": stack.compiled and stack.compilable,
         "losses_fraction_of_kernel_time": dict(profile.losses),
         "kernel_source": profile.kernel_source,
         "calibration": profile.calibration,

@@ -140,13 +140,15 @@ def stack_paragraph(stack) -> Paragraph:
             ", DeepEP expert dispatch (one copy per destination node across the network,"
             " one per destination GPU over NVLink)"
         )
+    compiled = ", compiled with torch.compile" if stack.compiled else ""
     return Paragraph(
         text(
             "Software stack: ",
             strong(stack.name),
             " ",
             muted(f"({STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by)})"),
-            f", {stack.attention_backend} attention, {overlap}; losses on kernel time: {losses}. ",
+            f"{compiled}, {stack.attention_backend} attention, {overlap}; "
+            f"losses on kernel time: {losses}. ",
             muted(
                 f"Kernels: {stack.kernel_source.rstrip('.')}. Losses fitted on: {stack.calibration}"
             ),
