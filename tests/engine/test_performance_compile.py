@@ -72,7 +72,7 @@ def test_compiled_step_is_the_measured_speedup_on_a_compute_bound_fsdp_step():
         COMPILE_SPEEDUP, rel=0.01
     )
     assert compiled["software_stack"]["compiled"] and not eager["software_stack"]["compiled"]
-    assert "torch.compile" in compiled["software_stack"]["calibration"]
+    assert "compile" in compiled["software_stack"]["calibration"]
     # both losses stay named in the breakdown, each smaller
     for name in ("kernel_launch_gaps", "stack_overhead"):
         assert 0 < compiled["breakdown_s"][name] < eager["breakdown_s"][name]
@@ -105,3 +105,9 @@ def test_the_fit_is_registered_and_the_compiled_runs_are_entered_compiled():
     # KempnerForge's logs print compile_model=True on every run
     kempner = [c for c in CASES if c.family == "kempnerforge-h200"]
     assert kempner and all(dict(c.stack.options).get("compiled") for c in kempner)
+
+
+def test_a_compiled_composer_run_says_where_its_compiled_losses_come_from():
+    result = run(llama3_8b_fsdp(True, "mosaic-composer-fsdp"))
+    assert "torchtitan-h100-2412" in result["software_stack"]["calibration"]
+    assert result["step_time_s"] < run(llama3_8b_fsdp(None, "mosaic-composer-fsdp"))["step_time_s"]

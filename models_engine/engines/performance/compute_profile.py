@@ -232,7 +232,7 @@ def compute_profile(
         stack=stack,
         losses=_named_losses(stack, kernels, fitted, serving, precision),
         kernel_source=kernels.get("source", "imported measurement"),
-        calibration=fitted["calibration"] + _compile_note(stack, serving),
+        calibration=_with_compile_note(fitted["calibration"], stack, serving),
         warnings=warnings + fallback,
         moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
     )
@@ -301,12 +301,15 @@ def _named_losses(
     return (("kernel_launch_gaps", gaps), ("stack_overhead", overhead))
 
 
-def _compile_note(stack: SoftwareStack, serving: bool) -> str:
-    if serving or not (stack.compiled and stack.compilable):
-        return ""
+def _with_compile_note(calibration: str, stack: SoftwareStack, serving: bool) -> str:
+    """The stack's calibration, plus where a compiled run's losses come from unless the
+    calibration already says it."""
+    if serving or not (stack.compiled and stack.compilable) or "compile" in calibration:
+        return calibration
     return (
-        f" Compiled with torch.compile: the losses are those of a step {COMPILE_SPEEDUP:g}x "
-        "faster than eager at the same kernels (torchtitan's measured compile speedup)."
+        f"{calibration} Compiled with torch.compile: the losses are those of a step "
+        f"{COMPILE_SPEEDUP:g}x faster than eager at the same kernels (torchtitan's measured "
+        "compile speedup, registry family torchtitan-h100-2412)."
     )
 
 
