@@ -102,9 +102,10 @@ def test_the_fit_is_registered_and_the_compiled_runs_are_entered_compiled():
         for e, c in zip(eager, compiled, strict=True)
     ]
     assert all(abs(r - COMPILE_SPEEDUP) < 0.005 for r in ratios)
-    # KempnerForge's logs print compile_model=True on every run
-    kempner = [c for c in CASES if c.family == "kempnerforge-h200"]
-    assert kempner and all(dict(c.stack.options).get("compiled") for c in kempner)
+    # KempnerForge compiled every run but the MFU report's experiment 08 (compile=false)
+    kempner = {c.row.split(":")[0]: c for c in CASES if c.family == "kempnerforge-h200"}
+    eager = [row for row, c in kempner.items() if not dict(c.stack.options).get("compiled")]
+    assert eager == ["#8"]
 
 
 def test_a_compiled_composer_run_says_where_its_compiled_losses_come_from():
