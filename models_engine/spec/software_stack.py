@@ -73,6 +73,27 @@ class SoftwareStackChoice(SpecModel):
             "per destination GPU inside an NVLink domain); null = the stack's."
         ),
     )
+    fsdp_grad_sync: Literal["every_microbatch", "last_microbatch"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "FSDP (zero_stage fsdp) under gradient accumulation: every_microbatch "
+            "reduce-scatters each micro-batch's gradients (PyTorch FSDP2's default, "
+            "torchtitan) or last_microbatch (set_requires_gradient_sync(False) on the others, "
+            "as KempnerForge): one reduce-scatter per step, the unsharded bf16 gradients held "
+            "across micro-batches; null = the stack's (every_microbatch)."
+        ),
+    )
+    master_weights: Literal["fp32", "bf16"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "The weights the optimizer updates: fp32 (mixed precision: an fp32 master with fp32 "
+            "Adam moments) or bf16 (pure BF16 training: weights, stored gradients and Adam "
+            "moments in BF16, 8 bytes per parameter, as KempnerForge's mixed_precision bf16); "
+            "null = the stack's (fp32)."
+        ),
+    )
     compiled: bool | None = spec_field(
         None,
         unit="boolean",

@@ -47,6 +47,8 @@ def search(
             tuning=context.tuning,
             fp32_master_params=stack.fp32_master_params,
             selective_recompute=stack.selective_recompute,
+            fsdp_grad_sync=stack.fsdp_grad_sync,
+            bf16_master=stack.bf16_master,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

@@ -13,7 +13,11 @@ from models_engine.engines.performance.comm_sizes import (
     stride_local,
     tp_activation_bytes,
 )
-from models_engine.engines.performance.data_parallel import stage_layer_count, stage_params_per_gpu
+from models_engine.engines.performance.data_parallel import (
+    gradient_reductions,
+    stage_layer_count,
+    stage_params_per_gpu,
+)
 from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
 from models_engine.engines.performance.layer_cost import moe_imbalance
 
@@ -121,7 +125,8 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
         if replicas > group:  # hybrid sharding: the shard's gradients across the groups
             groups = int(replicas / group)
             cross_local = int(stride_local(stride * group, groups, domain))
-            size, count = grads / group / layers, layers * (m if zero >= 2 else 1)
+            size = grads / group / layers
+            count = layers * float(gradient_reductions(zero, m, profile.stack))
             entries.append(
                 _entry(
                     f"{label} gradients across shard groups",
@@ -134,7 +139,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
                 )
             )
         grads, weights = grads / layers, weights / layers
-        scatter_count = layers * (m if zero >= 2 else 1)
+        scatter_count = layers * float(gradient_reductions(zero, m, profile.stack))
         gather_count = layers * (2 * m if zero == 3 else 1)
         entries.append(
             _entry(

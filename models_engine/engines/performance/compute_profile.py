@@ -72,6 +72,16 @@ class SoftwareStack:
     # (stacks.COMPILE_SPEEDUP)
     compilable: bool = False
     compiled: bool = False
+    # Without full TP overlap: whether the column-parallel layers' input-gradient collectives
+    # still run under the weight-gradient GEMMs (Megatron's asynchronous gradient all-reduce)
+    # or wait in autograd order (PyTorch DTensor tensor parallelism)
+    tp_grad_overlap: bool = True
+    # Pure BF16 training (software_stack.master_weights bf16): BF16 weights, stored gradients
+    # and Adam moments (memory.state_precision)
+    bf16_master: bool = False
+    # FSDP under gradient accumulation: reduce-scatter every micro-batch, or only the last
+    # one with the unsharded gradients held in between (data_parallel, memory)
+    fsdp_grad_sync: str = "every_microbatch"
 
 
 @dataclass(frozen=True)
@@ -150,9 +160,12 @@ def _stack(name: str, choice) -> SoftwareStack:
         changes["attention_backend"] = choice.attention_backend
         fused = choice.attention_backend != "unfused"
         changes["attention_kernel"] = "flash" if fused else "unfused"
-    for flag in ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher", "compiled"):
+    flags = ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher", "compiled", "fsdp_grad_sync")
+    for flag in flags:
         if getattr(choice, flag) is not None:
             changes[flag] = getattr(choice, flag)
+    if choice.master_weights is not None:
+        changes["bf16_master"] = choice.master_weights == "bf16"
     return replace(stack, **changes)
 
 

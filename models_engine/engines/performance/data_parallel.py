@@ -92,7 +92,17 @@ class _Group:
     stride: np.ndarray
 
 
-def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
+def gradient_reductions(zero, microbatches, stack):
+    """Micro-batches per step whose gradients are reduce-scattered: every one under ZeRO-2 and
+    FSDP (unless the stack syncs FSDP gradients on the last micro-batch only), one under
+    ZeRO-1 (the distributed optimizer reduces the accumulated gradients once)."""
+    zero = np.asarray(zero)
+    last_only = (zero == 3) & (stack.fsdp_grad_sync == "last_microbatch")
+    per_microbatch = (zero >= 2) & ~last_only
+    return np.where(per_microbatch, microbatches, np.minimum(microbatches, 1.0))
+
+
+def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap, scatters=None):
     """ZeRO-3 / FSDP: every micro-batch all-gathers each layer's weights before its forward
     and again before its backward, and reduce-scatters its gradients after it (Zhao et al.
     2023, PyTorch FSDP, section 3.2; reshard after forward). Each gather is issued one layer
@@ -102,15 +112,22 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap):
     it the SMs the collectives run on. The first gather of each pass and
     the last reduce-scatter have nothing to hide behind. Per-collective latency comes from
     the collectives model (ring: one hop per rank), which is what slows large shard groups
-    down when a layer's compute per micro-batch is short."""
+    down when a layer's compute per micro-batch is short. `scatters`: micro-batches whose
+    backward reduce-scatters (gradient_reductions; default all): with gradient sync off for
+    all but the last (FSDP2 set_requires_gradient_sync(False)) the others only accumulate
+    unsharded gradients."""
     gather, scatter = comm
     m = microbatches
-    total = m * layers * (2.0 * gather + scatter)
+    scatters = m if scatters is None else scatters
+    total = layers * (m * 2.0 * gather + scatters * scatter)
     if not overlap:
         return total, total
     fwd, bwd = fwd_window / layers, bwd_window / layers
-    steady = (layers - 1.0) * (_overlap(gather, fwd) + _overlap(gather + scatter, bwd))
-    exposed = m * (2.0 * gather + scatter + steady)
+    forward = _overlap(gather, fwd)
+    synced = (layers - 1.0) * (forward + _overlap(gather + scatter, bwd))
+    unsynced = (layers - 1.0) * (forward + _overlap(gather, bwd))
+    edges = m * 2.0 * gather + scatters * scatter  # first gather per pass, last scatter
+    exposed = edges + scatters * synced + (m - scatters) * unsynced
     return exposed, total
 
 
@@ -146,7 +163,10 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows, traine
     per_layer = (gather_layer, scatter_layer)
     overlap = profile.stack.dp_comm_overlap
     z, m = cand.zero, microbatches
-    fsdp_exposed, fsdp_total = _fully_sharded(per_layer, m, layers, fwd_window, bwd_window, overlap)
+    scatters = gradient_reductions(np.full_like(z, 3), m, profile.stack)
+    fsdp_exposed, fsdp_total = _fully_sharded(
+        per_layer, m, layers, fwd_window, bwd_window, overlap, scatters
+    )
     step_total = np.select(
         [z == 0, z == 1, z == 2], [all_reduce, scatter + gather, m * scatter + gather], fsdp_total
     )

@@ -151,7 +151,8 @@ def _tp_comm(shape, cand, profile, topology, tokens, windows):
 
     windows = (forward GEMM time, backward GEMM time) the collectives can hide behind: all
     backward GEMMs for an overlapping stack, else those of QKV + FC1 (Megatron's async
-    input-gradient all-reduce / reduce-scatter and weight-gradient all-gather)."""
+    input-gradient all-reduce / reduce-scatter and weight-gradient all-gather) where the stack
+    has it (`tp_grad_overlap`), none for DTensor TP."""
     size = tokens * shape.hidden * ACTIVATION_BYTES
     ranks = cand.tp
     all_reduce = collective_time_s("all_reduce", size, ranks, ranks, topology)[0]
@@ -173,8 +174,9 @@ def _tp_comm(shape, cand, profile, topology, tokens, windows):
         backward = backward_row + backward_column
         bwd = backward_tail + _overlap(backward - backward_tail, backward_window)
         return fwd + bwd, total, fwd
-    bwd = backward_row + _overlap(backward_column, backward_window)
-    return forward + bwd, total, forward
+    hidden_column = profile.stack.tp_grad_overlap
+    column = _overlap(backward_column, backward_window) if hidden_column else backward_column
+    return forward + backward_row + column, total, forward
 
 
 def _overlap(comm, window):

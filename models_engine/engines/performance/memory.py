@@ -50,6 +50,11 @@ FP8_WEIGHT_COPY_BYTES = 1
 # transient (one or two layers; not counted).
 FP32_PARAM_BYTES = 4
 MOMENTS_BYTES_PER_PARAM = 8
+# Pure BF16 training (no fp32 master): the BF16 weight is what the optimizer updates, the
+# reduced gradient is stored in the weight's dtype and torch.optim's Adam allocates its two
+# moments like the weight: 2 + 2 + 4 = 8 bytes per parameter (KempnerForge TrainConfig:
+# param_dtype "resolves mixed_precision to the master weight dtype", bf16).
+BF16_STATE_BYTES = {"weight": 2, "gradient": 2, "moments": 4}
 
 
 def state_precision(
@@ -57,11 +62,18 @@ def state_precision(
     *,
     fp8_weights: bool = False,
     fp32_master_params: bool = False,
+    bf16_master: bool = False,
 ) -> dict:
     """model_state_bytes' precision arguments for the transformer layers' weights: Megatron-
-    style (a BF16 working copy, fp32 master in the optimizer) or FSDP / JAX-style (the fp32
-    parameters are the master)."""
+    style (a BF16 working copy, fp32 master in the optimizer), FSDP / JAX-style (the fp32
+    parameters are the master) or pure BF16 (BF16_STATE_BYTES)."""
     fp8_copy = FP8_WEIGHT_COPY_BYTES if fp8_weights else 0
+    if bf16_master:
+        return {
+            "gradient_bytes": BF16_STATE_BYTES["gradient"],
+            "weight_bytes": BF16_STATE_BYTES["weight"] + fp8_copy,
+            "optimizer_bytes": BF16_STATE_BYTES["moments"],
+        }
     if fp32_master_params:
         return {
             "gradient_bytes": gradient_bytes,
@@ -186,6 +198,18 @@ def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=
     return float(result) if np.ndim(result) == 0 else result
 
 
+# FSDP with gradient sync off for all but the last micro-batch keeps each parameter's unsharded
+# gradient between micro-batches, in the parameter dtype: KempnerForge's 175B report (benchmarks/
+# 175b_360gpu/README.md, "The path to 47.7%") names ~87 GB retained at TP 4, 175.0 B / 4 x 2 B.
+HELD_GRADIENT_BYTES_PER_PARAM = 2.0
+
+
+def holds_unsharded_gradients(zero_stage, microbatches, fsdp_grad_sync: str):
+    """True where FSDP accumulates gradients unsharded across micro-batches."""
+    last_only = fsdp_grad_sync == "last_microbatch"
+    return (np.asarray(zero_stage) == 3) & (np.asarray(microbatches) > 1) & last_only
+
+
 def model_state_bytes(
     *,
     params_on_gpu,
@@ -196,6 +220,7 @@ def model_state_bytes(
     optimizer_bytes=OPTIMIZER_BYTES_PER_PARAM,
     trained_share=1.0,
     adapter_share=0.0,
+    held_gradients=False,
 ):
     """Weights, gradients and optimizer states on one GPU; ZeRO shards them over `dp` ranks
     (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
@@ -206,13 +231,17 @@ def model_state_bytes(
     variance) or 8 where the parameters are the master. Works on arrays
     (zero_stage may be an array). `trained_share`: trained weights over `params_on_gpu`
     (fine-tuning: only they keep gradients and optimizer states); `adapter_share`: LoRA
-    adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base."""
+    adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base;
+    `held_gradients` (holds_unsharded_gradients): the unsharded gradients FSDP keeps between
+    micro-batches when it reduce-scatters only the last one."""
     zero = np.asarray(zero_stage)
     weights = params_on_gpu * (weight_bytes + adapter_share * WEIGHT_BYTES_PER_PARAM)
     gradients = params_on_gpu * trained_share * gradient_bytes
     optimizer = params_on_gpu * trained_share * optimizer_bytes
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
+    held = params_on_gpu * trained_share * HELD_GRADIENT_BYTES_PER_PARAM
+    gradients = gradients + np.where(held_gradients, held, 0.0)
     weights = np.where(zero >= 3, weights / dp, weights)
     if np.ndim(weights) == 0:
         return float(weights), float(gradients), float(optimizer)

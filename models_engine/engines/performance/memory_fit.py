@@ -19,6 +19,7 @@ from models_engine.engines.performance.memory import (
     ExpertShape,
     LayerShape,
     activation_bytes_per_layer,
+    holds_unsharded_gradients,
     model_state_bytes,
     state_precision,
 )
@@ -121,6 +122,8 @@ def memory_breakdown_gib(
     fp8_weights: bool = False,
     fp32_master_params: bool = False,
     selective_recompute: str = "attention_core",
+    fsdp_grad_sync: str = "every_microbatch",
+    bf16_master: bool = False,
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
     of the busiest stage under the layout's schedule. Embedding states are kept apart:
@@ -132,10 +135,17 @@ def memory_breakdown_gib(
     dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
     shape, tuning = model_shape(workload), tuning_of(workload)
-    bytes_per_param = {"gradient_bytes": gradient_bytes, "fp32_master_params": fp32_master_params}
+    bytes_per_param = {
+        "gradient_bytes": gradient_bytes,
+        "fp32_master_params": fp32_master_params,
+        "bf16_master": bf16_master,
+    }
+    microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
+    held = bool(holds_unsharded_gradients(zero, microbatches, fsdp_grad_sync))
     precision = {
         **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
+        "held_gradients": held,
     }
     dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
     # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
@@ -156,6 +166,7 @@ def memory_breakdown_gib(
             zero_stage=zero,
             **state_precision(**bytes_per_param),
             trained_share=embedding_trained_share(shape, tuning, embedding_copies),
+            held_gradients=held,
         )
     )
     per_layer = activation_bytes_per_layer(
@@ -237,6 +248,8 @@ def _memory_stack(spec, gpu, stack) -> dict:
         "gradient_bytes": stack.grad_reduce_bytes,
         "fp32_master_params": stack.fp32_master_params,
         "selective_recompute": stack.selective_recompute,
+        "fsdp_grad_sync": stack.fsdp_grad_sync,
+        "bf16_master": stack.bf16_master,
     }
 
 

@@ -14,6 +14,7 @@ from models_engine.engines.performance.memory import (
     GIB,
     GRADIENT_BYTES_PER_PARAM,
     activation_bytes_per_layer,
+    holds_unsharded_gradients,
     model_state_bytes,
     state_precision,
 )
@@ -52,15 +53,24 @@ def training_memory_gib(
     tuning: Tuning = FULL,
     fp32_master_params: bool = False,
     selective_recompute: str = "attention_core",
+    fsdp_grad_sync: str = "every_microbatch",
+    bf16_master: bool = False,
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
     which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
     dense, expert = _rank_params(shape, cand)
     shard = cand.shard
-    bytes_per_param = {"gradient_bytes": gradient_bytes, "fp32_master_params": fp32_master_params}
+    bytes_per_param = {
+        "gradient_bytes": gradient_bytes,
+        "fp32_master_params": fp32_master_params,
+        "bf16_master": bf16_master,
+    }
+    microbatches = shape.global_batch / (cand.dp * cand.mbs)
+    held = holds_unsharded_gradients(cand.zero, microbatches, fsdp_grad_sync)
     precision = {
         **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
+        "held_gradients": held,
     }
     dense_states = model_state_bytes(
         params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
@@ -79,6 +89,7 @@ def training_memory_gib(
             zero_stage=cand.zero,
             **state_precision(**bytes_per_param),
             trained_share=embedding_trained_share(shape, tuning, copies),
+            held_gradients=held,
         )
     )
     per_layer = activation_bytes_per_layer(
@@ -95,7 +106,6 @@ def training_memory_gib(
         attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
         selective_stored=selective_stored(shape, selective_recompute),
     )
-    microbatches = shape.global_batch / (cand.dp * cand.mbs)
     layers = activation_layers(
         cand.schedule,
         cand.pp,

@@ -88,6 +88,9 @@ class SoftwareStackUsed(ResultPart):
     calibration: str  # the published runs the stack's losses were fitted on
     ep_dispatcher: str = "all_to_all"  # MoE dispatch: NCCL all-to-all or DeepEP (per node)
     compiled: bool = False  # torch.compile (stacks.COMPILE_SPEEDUP); stored results: eager
+    # FSDP gradient reduce-scatter under accumulation: every micro-batch or the last only
+    fsdp_grad_sync: str = "every_microbatch"
+    master_weights: str = "fp32"  # bf16: pure BF16 weights, gradients and Adam moments
 
 
 class PerformanceResult(EngineResult):

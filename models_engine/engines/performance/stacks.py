@@ -161,6 +161,14 @@ SOFTWARE_STACKS = {
         "grad_reduce_bytes": 4,
         "launch_gaps": True,
         "compilable": True,
+        # DTensor tensor parallelism (ColwiseParallel / RowwiseParallel with sequence
+        # parallelism): each redistribution is a collective in its autograd node, and the
+        # matmul that needs it waits (torch.compile included) unless async TP is on
+        # (parallelism.enable_async_tensor_parallel, whose motivation is exactly that blocking
+        # communication: pytorch/torchtitan docs and the "Introducing Async Tensor Parallelism
+        # in PyTorch" post, discuss.pytorch.org/t/209487). Megatron's asynchronous
+        # input-gradient all-reduce under the weight-gradient GEMM has no DTensor counterpart.
+        "tp_grad_overlap": False,
         # FSDP2 shards the fp32 parameters (the master) and all-gathers them in bf16.
         "fp32_master_params": True,
         # torchtitan's selective AC ("op", its default selective option): save the outputs of

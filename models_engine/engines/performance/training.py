@@ -169,6 +169,8 @@ def stack_used(profile) -> dict:
         "dp_comm_overlap": stack.dp_comm_overlap,
         "ep_dispatcher": stack.ep_dispatcher,
         "compiled": stack.compiled and stack.compilable,
+        "fsdp_grad_sync": stack.fsdp_grad_sync,
+        "master_weights": "bf16" if stack.bf16_master else "fp32",
         "losses_fraction_of_kernel_time": dict(profile.losses),
         "kernel_source": profile.kernel_source,
         "calibration": profile.calibration,
@@ -178,7 +180,9 @@ def stack_used(profile) -> dict:
 def memory_convention(stack) -> str:
     """How the stack's memory per GPU is counted (memory.state_precision,
     flops.selective_stored)."""
-    if stack.fp32_master_params:
+    if stack.bf16_master:
+        states = "pure BF16: 2 B weight + 2 B gradient + 4 B Adam moments per parameter"
+    elif stack.fp32_master_params:
         states = (
             f"fp32 parameters as the optimizer's master (4 B) + {stack.grad_reduce_bytes} B "
             "gradient + 8 B Adam moments per parameter"
@@ -199,7 +203,16 @@ def memory_convention(stack) -> str:
         if stack.attention_kernel == "flash"
         else ("s x s attention scores stored without recomputation (unfused kernel)")
     )
-    return f"{stack.name}: {states}; ZeRO / FSDP shard them over the shard group; {kept}; {scores}"
+    held = (
+        "; with gradient accumulation FSDP keeps the unsharded gradients between micro-batches "
+        "(+2 B per parameter: gradient sync on the last micro-batch only)"
+        if stack.fsdp_grad_sync == "last_microbatch"
+        else ""
+    )
+    return (
+        f"{stack.name}: {states}; ZeRO / FSDP shard them over the shard group{held}; {kept}; "
+        f"{scores}"
+    )
 
 
 def conventions(profile) -> dict:

@@ -141,6 +141,8 @@ def stack_paragraph(stack) -> Paragraph:
             " one per destination GPU over NVLink)"
         )
     compiled = ", compiled with torch.compile" if stack.compiled else ""
+    if stack.fsdp_grad_sync == "last_microbatch":
+        overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"
     return Paragraph(
         text(
             "Software stack: ",

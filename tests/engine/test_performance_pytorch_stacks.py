@@ -1,0 +1,148 @@
+"""How PyTorch-native stacks differ from Megatron in the step and in memory:
+
+- DTensor tensor parallelism waits for every collective (no asynchronous input-gradient
+  reduction under the weight-gradient GEMM, stacks.py `tp_grad_overlap`);
+- FSDP under gradient accumulation can reduce-scatter only the last micro-batch and hold the
+  unsharded gradients in between (`workload.software_stack.fsdp_grad_sync`);
+- pure BF16 training keeps 8 bytes of state per parameter (`software_stack.master_weights`).
+
+KempnerForge's H200 reports run all three; its single-node TP rows (no data-parallel traffic)
+check the TP exposure."""
+
+import pytest
+
+from models_engine.engines.performance.memory import BF16_STATE_BYTES
+from models_engine.spec import SpecValidationError, parse_design
+from models_engine.validation.registry import load_registry
+from models_engine.validation.runner import run_case
+from tests.engine.test_performance_validation import design, run
+
+GIB = 2**30
+CASES = {c.id: c for c in load_registry()}
+
+
+# Llama 3 70B shape, TP 4 on 4-GPU H200 nodes joined point to point (KempnerForge's weak-scaling
+# layout): 8 nodes, FSDP 8 across them, micro-batch 2, 4 micro-batches per step.
+def llama70b_tp4_fsdp(stack: dict, gpus: int = 32) -> dict:
+    doc = design(
+        gpu="h200-sxm-141gb",
+        gpus=gpus,
+        layers=80,
+        hidden=8192,
+        heads=64,
+        kv_heads=8,
+        ffn=28672,
+        seq=4096,
+        vocab=128256,
+        batch=gpus // 4 * 2 * 4,
+        precision="bf16",
+        parallelism={
+            "tp": 4,
+            "dp": gpus // 4,
+            "micro_batch_size": 2,
+            "zero_stage": "fsdp",
+            "sequence_parallel": True,
+            "recompute": "full",
+        },
+    )
+    doc["compute"]["gpus_per_node"] = 4
+    doc["compute"]["nvlink_domain"] = {"kind": "custom", "gpus": 4, "topology": "mesh"}
+    doc["fabric"] = {"nics_per_node": 4}
+    doc["workload"]["software_stack"] = stack
+    return doc
+
+
+def collectives(result: dict, purpose: str) -> list[dict]:
+    return [
+        entry
+        for level in result["collectives"].values()
+        for entry in level["collectives"]
+        if entry["purpose"] == purpose
+    ]
+
+
+def test_dtensor_tensor_parallelism_leaves_every_collective_exposed():
+    """torchtitan's TP (DTensor) hides none of its collectives; Megatron-Core without TP
+    overlap still hides the input-gradient ones under the weight-gradient GEMMs."""
+    dtensor = run(llama70b_tp4_fsdp({"name": "torchtitan"}))
+    gather, scatter = collectives(dtensor, "tensor parallel (SP)")
+    # Per layer and micro-batch the report counts 8 all-gathers (forward 2, recomputed forward
+    # 2, backward 4) and 6 reduce-scatters (2, 2, 2); the recomputed forward's are booked
+    # under recompute, the rest is exposed TP communication.
+    assert (gather["count_per_step"], scatter["count_per_step"]) == (8 * 320 + 4, 6 * 320 + 4)
+    outside_recompute = gather["time_per_step_s"] * 6 / 8 + scatter["time_per_step_s"] * 4 / 6
+    exposed = dtensor["breakdown_s"]["tp_comm_exposed"]
+    assert exposed == pytest.approx(outside_recompute, rel=0.01)
+    megatron = run(llama70b_tp4_fsdp({"name": "megatron-core-te-2024", "tp_comm_overlap": False}))
+    assert megatron["breakdown_s"]["tp_comm_exposed"] < 0.8 * exposed
+
+
+def test_single_node_tensor_parallel_runs_match_kempnerforge():
+    """KempnerForge 7B on one 4-GPU node, TP 4 and TP 2 x FSDP 2 (no network traffic): the
+    exposed DTensor collectives bring both within 5 % (they were 8 % fast with Megatron's
+    hidden input-gradient reduction). Check-only rows, not fitted."""
+    for case_id in ("kempnerforge-h200-7b-4gpu-tp4-r5", "kempnerforge-h200-7b-4gpu-tp2-r6"):
+        result = run_case(CASES[case_id])
+        assert abs(result.error) < 0.05, (case_id, result.error)
+
+
+def test_fsdp_gradient_sync_on_the_last_microbatch_only():
+    every = run(llama70b_tp4_fsdp({"name": "torchtitan"}))
+    last = run(llama70b_tp4_fsdp({"name": "torchtitan", "fsdp_grad_sync": "last_microbatch"}))
+    layers, microbatches = 80, 4
+    (scatter_every,) = collectives(every, "data parallel gradients")
+    (scatter_last,) = collectives(last, "data parallel gradients")
+    assert scatter_every["count_per_step"] == layers * microbatches
+    assert scatter_last["count_per_step"] == layers
+    (gather,) = collectives(last, "data parallel parameters")
+    assert gather["count_per_step"] == layers * microbatches * 2  # forward + backward
+    assert last["breakdown_s"]["dp_comm_exposed"] < every["breakdown_s"]["dp_comm_exposed"]
+    assert last["software_stack"]["fsdp_grad_sync"] == "last_microbatch"
+    # memory: the unsharded gradients of this GPU's TP shard, 2 bytes per parameter
+    held = last["memory"]["per_gpu_gib"]["gradients"] - every["memory"]["per_gpu_gib"]["gradients"]
+    # q and o: h x h, k and v: h x h/8 (8 KV heads of 64); gated MLP: 3 x h x ffn
+    tp_shard_params = 80 * (2.25 * 8192**2 + 3 * 8192 * 28672) / 4
+    assert held == pytest.approx(tp_shard_params * 2 / GIB, rel=0.01)
+
+
+def test_one_microbatch_holds_no_gradients():
+    doc = llama70b_tp4_fsdp({"name": "torchtitan", "fsdp_grad_sync": "last_microbatch"})
+    doc["workload"]["global_batch_sequences"] = 16  # 8 replicas x micro-batch 2: one each
+    plain = llama70b_tp4_fsdp({"name": "torchtitan"})
+    plain["workload"]["global_batch_sequences"] = 16
+    assert run(doc)["memory"]["per_gpu_gib"] == run(plain)["memory"]["per_gpu_gib"]
+
+
+def test_pure_bf16_training_keeps_eight_bytes_per_parameter():
+    mixed = run(llama70b_tp4_fsdp({"name": "torchtitan"}))["memory"]["per_gpu_gib"]
+    bf16 = run(llama70b_tp4_fsdp({"name": "torchtitan", "master_weights": "bf16"}))
+    states = bf16["memory"]["per_gpu_gib"]
+    per_param = sum(BF16_STATE_BYTES.values())
+    assert per_param == 8
+    # FSDP shards weights, gradients and moments alike: the ratio of the sums is 8 : 16
+    ratio = sum(states[k] for k in ("weights", "gradients", "optimizer_states")) / sum(
+        mixed[k] for k in ("weights", "gradients", "optimizer_states")
+    )
+    assert ratio == pytest.approx(8 / 16, rel=1e-6)
+    assert bf16["software_stack"]["master_weights"] == "bf16"
+    assert bf16["step_time_s"] == pytest.approx(
+        run(llama70b_tp4_fsdp({"name": "torchtitan"}))["step_time_s"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("fsdp_grad_sync", "never"), ("master_weights", "fp8")]
+)
+def test_bad_stack_options_name_the_field_and_the_choices(field, value):
+    with pytest.raises(SpecValidationError) as info:
+        parse_design(llama70b_tp4_fsdp({"name": "torchtitan", field: value}))
+    (error,) = [e for e in info.value.errors if e["path"] == f"workload.software_stack.{field}"]
+    assert "must be one of" in error["message"]
+
+
+def test_kempnerforge_runs_are_entered_with_their_stack():
+    kempner = [c for c in CASES.values() if c.family == "kempnerforge-h200"]
+    for case in kempner:
+        options = dict(case.stack.options)
+        assert options["fsdp_grad_sync"] == "last_microbatch", case.id
+        assert options["master_weights"] == "bf16", case.id
