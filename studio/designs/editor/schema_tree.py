@@ -100,6 +100,8 @@ ACRONYMS = {
     "ep": "EP",
     "ffn": "FFN",
     "moe": "MoE",
+    "fsdp": "FSDP",
+    "mtp": "MTP",
     "mla": "MLA",
     "qk": "QK",
     "lora": "LoRA",

@@ -143,6 +143,8 @@ def stack_paragraph(stack) -> Paragraph:
     compiled = ", compiled with torch.compile" if stack.compiled else ""
     if stack.fsdp_grad_sync == "last_microbatch":
         overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"
+    if stack.master_weights == "bf16":
+        overlap += ", pure BF16 weights and optimizer states"
     return Paragraph(
         text(
             "Software stack: ",
