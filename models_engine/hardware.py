@@ -21,6 +21,9 @@ class GpuFigures:
     fp4_dense_tflops: float | None = None
     # Imported kernel measurement (catalog/measured.py MeasuredKernels as a dict), or None.
     measured_efficiency: dict | None = None
+    # sxm / pcie / superchip / oam: sets the host link (performance/offload.py); a custom SKU
+    # is taken as a board on an x86 host
+    form_factor: str = "sxm"
 
     @property
     def hbm_capacity_gib(self) -> float:
@@ -59,4 +62,5 @@ def resolve_gpu(compute, catalog: Catalog) -> GpuFigures:
         measured_efficiency=(
             sku.measured_efficiency.model_dump() if sku.measured_efficiency else None
         ),
+        form_factor=sku.form_factor,
     )

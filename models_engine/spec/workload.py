@@ -223,6 +223,18 @@ class Parallelism(SpecModel):
         gt=0.0,
         le=1.0,
     )
+    activation_offload_layers: int = spec_field(
+        0,
+        unit="layers",
+        description=(
+            "Transformer layers per GPU whose activations are copied to host memory during "
+            "the forward pass and fetched back for the backward (Megatron-Core "
+            "cpu_offloading_num_layers, which NVIDIA's GB200 / GB300 FSDP recipes use); the "
+            "copies run beside the compute over the GPU's host link. 0 = none."
+        ),
+        ge=0,
+        le=1000,
+    )
     pipeline_schedule: Literal["1f1b", "zb-h1", "zb-v", "dualpipe"] = spec_field(
         "1f1b",
         unit="enum",
@@ -523,6 +535,7 @@ class Workload(SpecModel):
                 f"({heads}), or set head_dim",
                 {"multiple_of": heads},
             )
+        self._check_offload(issues)
         moe = self.moe
         if moe is not None:
             if moe.top_k > moe.experts:
@@ -538,6 +551,18 @@ class Workload(SpecModel):
                     f"({self.layers})",
                     {"lt": self.layers},
                 )
+
+    def _check_offload(self, issues: RuleViolations) -> None:
+        layout = self.parallelism
+        if layout == "auto" or not layout.activation_offload_layers:
+            return
+        per_gpu = -(-self.layers // layout.pp)  # the largest even stage
+        if layout.activation_offload_layers > per_gpu:
+            issues.add(
+                "parallelism.activation_offload_layers",
+                f"at most the {per_gpu} layers a GPU holds (layers / pp)",
+                {"le": per_gpu},
+            )
 
     def _check_fine_tuning(self, issues: RuleViolations) -> None:
         tuning = self.fine_tuning

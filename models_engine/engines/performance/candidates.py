@@ -32,10 +32,14 @@ class Candidates:
     recompute_share: np.ndarray | None = None
     # GPUs each routed expert is split over (expert tensor parallelism; the search keeps tp)
     etp: np.ndarray | None = None
+    # layers per GPU whose activations are offloaded to host memory (the search keeps 0)
+    offload: np.ndarray | None = None
 
     def __post_init__(self):
         if self.recompute_share is None:
             object.__setattr__(self, "recompute_share", np.ones_like(self.tp, dtype=float))
+        if self.offload is None:
+            object.__setattr__(self, "offload", np.zeros_like(self.tp, dtype=float))
         if self.etp is None:
             object.__setattr__(self, "etp", self.tp)
 
@@ -57,6 +61,11 @@ class Candidates:
         """Layers on each middle stage (0 when pp <= 2)."""
         rest = self.total_layers - self.first_layers - self.last_layers
         return np.where(self.pp > 2, rest / np.maximum(self.pp - 2, 1), 0.0)
+
+    @property
+    def largest_stage_layers(self) -> np.ndarray:
+        """Layers on the stage that holds the most."""
+        return np.maximum(np.maximum(self.first_layers, self.last_layers), self.middle_layers)
 
     def layout(self, index: int, chosen_by: str) -> Layout:
         pp = int(self.pp[index])
@@ -82,6 +91,7 @@ class Candidates:
             last_stage_layers=None if even else int(last),
             pipeline_schedule=SCHEDULES[int(self.schedule[index])],
             shard_group_size=None if shard == replicas else shard,
+            activation_offload_layers=int(self.offload[index]),
             chosen_by=chosen_by,
         )
 
@@ -116,6 +126,7 @@ def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
         shard=_array([c.shard_group_size or c.dp * c.cp for c in layouts]),
         recompute_share=_array([c.recompute_layer_share for c in layouts]),
         etp=_array([c.expert_tp_size for c in layouts]),
+        offload=_array([c.activation_offload_layers for c in layouts]),
     )
 
 

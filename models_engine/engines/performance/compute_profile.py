@@ -11,6 +11,10 @@ from models_engine.engines.performance.efficiency_data import (
     SKU_EFFICIENCY,
 )
 from models_engine.engines.performance.kernel_data import KERNEL_EFFICIENCY
+from models_engine.engines.performance.offload import (
+    PCIE_GEN5_X16_BYTES_PER_S,
+    host_link_bytes_per_s,
+)
 from models_engine.engines.performance.stacks import COMPILE_SPEEDUP, SOFTWARE_STACKS, STACK_LOSSES
 
 TERA = 1e12
@@ -115,6 +119,8 @@ class ComputeProfile:
     # stack whose MoE layers are host-bound as a whole (stacks.py moe_layer_host_us); 0 = the
     # host keeps ahead of the GPU outside the routed experts.
     moe_layer_host_s: float = 0.0
+    # GPU <-> host memory, one direction (offload.host_link_bytes_per_s)
+    host_link_bytes_per_s: float = PCIE_GEN5_X16_BYTES_PER_S
 
     @property
     def gemm_input_bytes(self) -> int:
@@ -248,6 +254,7 @@ def compute_profile(
         calibration=_with_compile_note(fitted["calibration"], stack, serving),
         warnings=warnings + fallback,
         moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
+        host_link_bytes_per_s=host_link_bytes_per_s(gpu),
     )
 
 

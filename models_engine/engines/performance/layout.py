@@ -23,6 +23,7 @@ class Layout:
     last_stage_layers: int | None = None
     pipeline_schedule: str = "1f1b"  # pipeline_schedule.SCHEDULES
     shard_group_size: int | None = None  # ZeRO / FSDP shard group; None = all dp x cp ranks
+    activation_offload_layers: int = 0  # layers per GPU whose activations go to host memory
     chosen_by: str = "spec"
 
     @property

@@ -204,6 +204,16 @@ def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=
 HELD_GRADIENT_BYTES_PER_PARAM = 2.0
 
 
+def resident_activation_layers(in_flight, stage_layers, offload_layers):
+    """Layers' worth of activations left on the GPU when `offload_layers` of the stage's
+    layers send theirs to host memory (Megatron-Core cpu_offloading_num_layers): every
+    in-flight micro-batch keeps only the other layers' share, plus one layer's activations in
+    transit (the copy of a layer overlaps the next layer's compute)."""
+    offload = np.minimum(np.asarray(offload_layers, dtype=float), stage_layers)
+    share = offload / np.maximum(stage_layers, 1.0)
+    return np.where(offload > 0, in_flight * (1.0 - share) + 1.0, in_flight)
+
+
 def holds_unsharded_gradients(zero_stage, microbatches, fsdp_grad_sync: str):
     """True where FSDP accumulates gradients unsharded across micro-batches."""
     last_only = fsdp_grad_sync == "last_microbatch"

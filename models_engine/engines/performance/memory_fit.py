@@ -21,6 +21,7 @@ from models_engine.engines.performance.memory import (
     activation_bytes_per_layer,
     holds_unsharded_gradients,
     model_state_bytes,
+    resident_activation_layers,
     state_precision,
 )
 from models_engine.engines.performance.pipeline_schedule import (
@@ -99,17 +100,17 @@ def _activation_layers(workload, layout: Layout) -> float:
     first, last = stage_layers(layout, workload.layers)
     middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
     microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
-    return float(
-        activation_layers(
-            schedule_code(layout.pipeline_schedule),
-            layout.pp,
-            layout.virtual_stages,
-            microbatches,
-            first,
-            middle,
-            last,
-        )
+    in_flight = activation_layers(
+        schedule_code(layout.pipeline_schedule),
+        layout.pp,
+        layout.virtual_stages,
+        microbatches,
+        first,
+        middle,
+        last,
     )
+    largest = max(first, last, middle if layout.pp > 2 else 0.0)
+    return float(resident_activation_layers(in_flight, largest, layout.activation_offload_layers))
 
 
 def memory_breakdown_gib(
@@ -230,6 +231,7 @@ def explicit_layout(parallelism) -> Layout:
         last_stage_layers=parallelism.last_stage_layers,
         pipeline_schedule=parallelism.pipeline_schedule,
         shard_group_size=parallelism.shard_group_size,
+        activation_offload_layers=parallelism.activation_offload_layers,
     )
 
 

@@ -16,6 +16,7 @@ from models_engine.engines.performance.memory import (
     activation_bytes_per_layer,
     holds_unsharded_gradients,
     model_state_bytes,
+    resident_activation_layers,
     state_precision,
 )
 from models_engine.engines.performance.pipeline_schedule import (
@@ -42,6 +43,25 @@ def _rank_params(shape, cand):
     dense = ((layers - moe_layers) * dense_layer + moe_layers * moe_dense) / cand.tp
     expert = moe_layers * routed / cand.ep / cand.etp
     return dense, expert
+
+
+def stored_activation_bytes(shape, cand, attention_kernel: str, selective_recompute: str):
+    """Bytes one transformer layer keeps for backward per micro-batch on one GPU (memory
+    and the activation offload's copies, offload.py)."""
+    return activation_bytes_per_layer(
+        seq_len=shape.seq_len / cand.cp,
+        micro_batch=cand.mbs,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        tp=cand.tp,
+        sequence_parallel=cand.sp,
+        recompute=cand.recompute,
+        attention_kernel=attention_kernel,
+        full_share=cand.recompute_share,
+        attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
+        attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
+        selective_stored=selective_stored(shape, selective_recompute),
+    )
 
 
 def training_memory_gib(
@@ -92,21 +112,8 @@ def training_memory_gib(
             held_gradients=held,
         )
     )
-    per_layer = activation_bytes_per_layer(
-        seq_len=shape.seq_len / cand.cp,
-        micro_batch=cand.mbs,
-        hidden=shape.hidden,
-        heads=shape.heads,
-        tp=cand.tp,
-        sequence_parallel=cand.sp,
-        recompute=cand.recompute,
-        attention_kernel=attention_kernel,
-        full_share=cand.recompute_share,
-        attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
-        attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
-        selective_stored=selective_stored(shape, selective_recompute),
-    )
-    layers = activation_layers(
+    per_layer = stored_activation_bytes(shape, cand, attention_kernel, selective_recompute)
+    in_flight = activation_layers(
         cand.schedule,
         cand.pp,
         cand.vp,
@@ -115,6 +122,7 @@ def training_memory_gib(
         cand.middle_layers,
         cand.last_layers,
     )
+    layers = resident_activation_layers(in_flight, cand.largest_stage_layers, cand.offload)
     return {
         "weights": (dense_states[0] + expert_states[0]) / GIB,
         "gradients": (dense_states[1] + expert_states[1]) / GIB,

@@ -36,6 +36,7 @@ class Layout(ResultPart):
     pipeline_schedule: str = "1f1b"  # stored results from before the field default to 1F1B
     shard_group_size: int | None = None
     recompute_layer_share: float = 1.0  # stored results from before the field: all layers
+    activation_offload_layers: int = 0  # stored results from before the field: none
     chosen_by: str
 
 

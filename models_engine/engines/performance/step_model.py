@@ -14,6 +14,8 @@ import numpy as np
 from models_engine.engines.performance.data_parallel import data_parallel_exposed_s, optimizer_s
 from models_engine.engines.performance.fine_tuning import FULL, Tuning
 from models_engine.engines.performance.layer_cost import layer_cost
+from models_engine.engines.performance.memory_vector import stored_activation_bytes
+from models_engine.engines.performance.offload import offload_exposed_s
 from models_engine.engines.performance.pipeline import pipeline, stage_times
 
 BREAKDOWN_KEYS = (
@@ -27,6 +29,7 @@ BREAKDOWN_KEYS = (
     "pp_comm_exposed",
     "pipeline_bubble",
     "dp_comm_exposed",
+    "offload_exposed",
     "optimizer",
     "io",
 )
@@ -83,7 +86,17 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         tuning,
     )
     optimizer = optimizer_s(shape, cand, profile, tuning)
-    before_io = pipe.pipeline_s + dp_exposed + optimizer
+    offload = pipe.microbatches * offload_exposed_s(
+        stored_activation_bytes(
+            shape, cand, profile.stack.attention_kernel, profile.stack.selective_recompute
+        ),
+        cand.offload,
+        cand.largest_stage_layers,
+        pipe.stage_forward_s,
+        pipe.stage_backward_s,
+        profile.host_link_bytes_per_s,
+    )
+    before_io = pipe.pipeline_s + dp_exposed + offload + optimizer
     io_read = context.data_bytes_per_step / context.storage_read_bytes_per_s
     io = np.maximum(io_read - before_io, 0.0)  # the data loader prefetches during the step
     kernel_time = pipe.critical["compute"] + pipe.critical["recompute"]
@@ -101,6 +114,7 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         "pp_comm_exposed": pipe.pp_exposed_s,
         "pipeline_bubble": pipe.bubble_s,
         "dp_comm_exposed": dp_exposed,
+        "offload_exposed": offload,
         "optimizer": optimizer,
         "io": io,
     }

@@ -225,7 +225,8 @@ def conventions(profile) -> dict:
         "(the regions engine adds the WAN, the reliability engine interruptions)",
         "step_time": "single site: m x slowest pipeline stage + the schedule's bubble "
         "((p - 1)/v x mean stage for 1F1B; Qi et al. 2023 / DeepSeek-V3 closed forms for "
-        "zero-bubble and DualPipe) + exposed DP communication + optimizer + I/O stall; no WAN "
+        "zero-bubble and DualPipe) + exposed DP communication + exposed activation offload "
+        "copies (PCIe Gen5 x16 or a Grace's NVLink-C2C share) + optimizer + I/O stall; no WAN "
         "time",
         "io": "the site's GPU share of the job's data per step, read at the site's "
         "data-loading bandwidth (storage engine's StorageSupply: the tier that provides the "

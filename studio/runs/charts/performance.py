@@ -63,6 +63,7 @@ STEP_PARTS = {
     "pp_comm_exposed": ("exposed PP comm", "#9e77ed"),
     "pipeline_bubble": ("pipeline bubble", "#d0d5dd"),
     "dp_comm_exposed": ("exposed DP comm", "#12b76a"),
+    "offload_exposed": ("exposed activation offload", "#66c61c"),
     "wan_comm_exposed": ("exposed WAN comm", "#7a271a"),
     "optimizer": ("optimizer step", "#667085"),
     "io": ("I/O stall", "#344054"),

@@ -109,6 +109,9 @@ def layout_paragraph(performance: PerformanceResult, with_wan: bool) -> Paragrap
             layout.recompute_layer_share < 1
             and f" ({percent(layout.recompute_layer_share, 0)} of the layers)",
             layout.sequence_parallel and ", sequence parallel",
+            layout.activation_offload_layers
+            and f", activations of {layout.activation_offload_layers} layers per GPU offloaded "
+            "to host memory",
             " ",
             muted(f"({layout.chosen_by})"),
             f". {count(performance.tokens_per_s)} tokens/s, "
