@@ -49,6 +49,7 @@ def search(
             selective_recompute=stack.selective_recompute,
             fsdp_grad_sync=stack.fsdp_grad_sync,
             bf16_master=stack.bf16_master,
+            fp8_saved_inputs=profile.saves_fp8_inputs,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

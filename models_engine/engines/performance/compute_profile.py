@@ -24,6 +24,9 @@ LOW_PRECISIONS = ("fp8", "mxfp8", "nvfp4")
 # Block-scaled formats need Blackwell's block-scaled tensor cores; the catalog marks them by
 # an FP4 peak.
 BLOCK_SCALED = ("mxfp8", "nvfp4")
+# Precisions whose linear-layer inputs Transformer Engine saves in 8 bits for backward (NVFP4
+# recipes quantize only the MLP GEMMs and save their inputs in 4 bits: not modelled, BF16)
+FP8_SAVING_PRECISIONS = ("fp8", "mxfp8")
 # Precisions that pay the per-GEMM fixed cost of a per-tensor scale (amax reduction and scale
 # update, then the cast): FP8 with delayed / current scaling, and NVFP4 (its second-level FP32
 # scale is per tensor); the stack's `fp8_gemm_fixed_us`. MXFP8's E8M0 scales cover 32 elements
@@ -80,6 +83,9 @@ class SoftwareStack:
     # still run under the weight-gradient GEMMs (Megatron's asynchronous gradient all-reduce)
     # or wait in autograd order (PyTorch DTensor tensor parallelism)
     tp_grad_overlap: bool = True
+    # Transformer Engine keeps the FP8 / MXFP8 copy of each linear layer's input for the
+    # weight gradient, not the BF16 one (memory.FP8_SAVED_INPUT_SAVINGS)
+    fp8_saved_inputs: bool = False
     # Pure BF16 training (software_stack.master_weights bf16): BF16 weights, stored gradients
     # and Adam moments (memory.state_precision)
     bf16_master: bool = False
@@ -125,6 +131,11 @@ class ComputeProfile:
     @property
     def gemm_input_bytes(self) -> int:
         return 1 if self.low_precision else 2
+
+    @property
+    def saves_fp8_inputs(self) -> bool:
+        """Linear layers on the 8-bit path whose stack keeps their quantized inputs."""
+        return self.stack.fp8_saved_inputs and self.precision in FP8_SAVING_PRECISIONS
 
     @property
     def low_precision(self) -> bool:
@@ -273,6 +284,15 @@ def _kernels(gpu, entry: dict, overrides: dict | None) -> dict:
     kernels = dict(measured or KERNEL_EFFICIENCY[entry["kernels"]])
     kernels.update(overrides or {})
     return kernels
+
+
+def saves_fp8_inputs(gpu, precision: str, stack: SoftwareStack) -> bool:
+    """ComputeProfile.saves_fp8_inputs for a workload before its profile exists (memory)."""
+    if gpu is None:
+        return False
+    return stack.fp8_saved_inputs and _supported_precision(gpu, precision)[0] in (
+        FP8_SAVING_PRECISIONS
+    )
 
 
 def _supported_precision(gpu, precision: str) -> tuple[str, tuple[str, ...]]:

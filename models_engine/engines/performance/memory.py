@@ -134,6 +134,16 @@ class ExpertShape:
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
 
 
+# FP8 / MXFP8 training with Transformer Engine: each linear layer keeps the quantized copy of its
+# input for the weight gradient (TE Linear / LayerNormLinear / LayerNormMLP save the FP8
+# tensors they cast; "the FP8 input is saved for backward", TE docs, FP8 primer), one byte per
+# element instead of two. Of Korthikanti's 34 bytes per token and hidden unit that saves 1 on
+# the QKV input and 1 on the FC1 input (replicated without SP) and 1 on the attention output
+# projection's input and 4 on the FC2 input (4h wide, TP-sharded): 34 -> 27. The layer norms'
+# inputs, Q / K / V and the activation function's input stay BF16.
+FP8_SAVED_INPUT_SAVINGS = {"replicated": 2.0, "sharded": 5.0}
+
+
 def activation_bytes_per_layer(
     *,
     seq_len,
@@ -148,6 +158,7 @@ def activation_bytes_per_layer(
     attention_sharded=KORTHIKANTI_SHARDED_ATTENTION,
     attention_replicated=KORTHIKANTI_REPLICATED_ATTENTION,
     selective_stored=None,
+    fp8_saved_inputs=False,
 ):
     """Bytes of stored activations for one transformer layer on one GPU (Korthikanti §4).
 
@@ -160,7 +171,8 @@ def activation_bytes_per_layer(
     (Korthikanti's 8 and 3 of the 24 and 10; AttentionShape gives MLA's).
     `selective_stored`: (TP-split, whole) bytes per token over h that the stack's selective
     recomputation keeps where it is not Korthikanti's (flops.alternate_matmul_stored_per_hidden);
-    None: Korthikanti's."""
+    None: Korthikanti's. `fp8_saved_inputs`: the linear layers keep 8-bit inputs
+    (FP8_SAVED_INPUT_SAVINGS)."""
     code = RECOMPUTE_CODES[recompute] if isinstance(recompute, str) else np.asarray(recompute)
     sbh = seq_len * micro_batch * hidden
     attention_scores = 5 * heads * seq_len / hidden
@@ -169,6 +181,9 @@ def activation_bytes_per_layer(
     sp = np.asarray(sequence_parallel, dtype=bool)
     replicated = 7 + attention_replicated  # 10 for Korthikanti's attention
     sharded = 16 + attention_sharded  # 24
+    saved = np.asarray(fp8_saved_inputs, dtype=bool)
+    replicated = replicated - np.where(saved, FP8_SAVED_INPUT_SAVINGS["replicated"], 0.0)
+    sharded = sharded - np.where(saved, FP8_SAVED_INPUT_SAVINGS["sharded"], 0.0)
     full = 2 * sbh / np.where(sp, tp, 1)
     kept_sharded, kept_replicated = (
         (sharded, replicated) if selective_stored is None else selective_stored

@@ -5,7 +5,7 @@ import math
 
 from models_engine.engines.performance.attention_shape import attention_shape
 from models_engine.engines.performance.candidates import stage_layers
-from models_engine.engines.performance.compute_profile import resolve_stack
+from models_engine.engines.performance.compute_profile import resolve_stack, saves_fp8_inputs
 from models_engine.engines.performance.fine_tuning import (
     embedding_trained_share,
     state_shares,
@@ -125,6 +125,7 @@ def memory_breakdown_gib(
     selective_recompute: str = "attention_core",
     fsdp_grad_sync: str = "every_microbatch",
     bf16_master: bool = False,
+    fp8_saved_inputs: bool = False,
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
     of the busiest stage under the layout's schedule. Embedding states are kept apart:
@@ -183,6 +184,7 @@ def memory_breakdown_gib(
         attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
         attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
         selective_stored=selective_stored(shape, selective_recompute),
+        fp8_saved_inputs=fp8_saved_inputs,
     )
     return {
         "weights": weights / GIB,
@@ -252,6 +254,7 @@ def _memory_stack(spec, gpu, stack) -> dict:
         "selective_recompute": stack.selective_recompute,
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "bf16_master": stack.bf16_master,
+        "fp8_saved_inputs": saves_fp8_inputs(gpu, spec.workload.precision, stack),
     }
 
 

@@ -45,10 +45,13 @@ def _rank_params(shape, cand):
     return dense, expert
 
 
-def stored_activation_bytes(shape, cand, attention_kernel: str, selective_recompute: str):
+def stored_activation_bytes(
+    shape, cand, attention_kernel: str, selective_recompute: str, fp8_saved_inputs=False
+):
     """Bytes one transformer layer keeps for backward per micro-batch on one GPU (memory
     and the activation offload's copies, offload.py)."""
     return activation_bytes_per_layer(
+        fp8_saved_inputs=fp8_saved_inputs,
         seq_len=shape.seq_len / cand.cp,
         micro_batch=cand.mbs,
         hidden=shape.hidden,
@@ -75,6 +78,7 @@ def training_memory_gib(
     selective_recompute: str = "attention_core",
     fsdp_grad_sync: str = "every_microbatch",
     bf16_master: bool = False,
+    fp8_saved_inputs: bool = False,
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
     which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
@@ -112,7 +116,9 @@ def training_memory_gib(
             held_gradients=held,
         )
     )
-    per_layer = stored_activation_bytes(shape, cand, attention_kernel, selective_recompute)
+    per_layer = stored_activation_bytes(
+        shape, cand, attention_kernel, selective_recompute, fp8_saved_inputs
+    )
     in_flight = activation_layers(
         cand.schedule,
         cand.pp,

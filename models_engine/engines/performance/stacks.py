@@ -90,6 +90,7 @@ SOFTWARE_STACKS = {
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
         "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
+        "fp8_saved_inputs": True,
     },
     NEMO_BLACKWELL_2025: {
         "description": (
@@ -106,6 +107,7 @@ SOFTWARE_STACKS = {
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
         "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
+        "fp8_saved_inputs": True,
     },
     MAXTEXT: {
         "description": (

@@ -88,7 +88,11 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
     optimizer = optimizer_s(shape, cand, profile, tuning)
     offload = pipe.microbatches * offload_exposed_s(
         stored_activation_bytes(
-            shape, cand, profile.stack.attention_kernel, profile.stack.selective_recompute
+            shape,
+            cand,
+            profile.stack.attention_kernel,
+            profile.stack.selective_recompute,
+            profile.saves_fp8_inputs,
         ),
         cand.offload,
         cand.largest_stage_layers,
