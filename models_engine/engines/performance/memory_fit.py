@@ -4,26 +4,25 @@
 import math
 
 from models_engine.engines.performance.attention_shape import attention_shape
-from models_engine.engines.performance.candidates import stage_layers
+from models_engine.engines.performance.candidates import from_layouts, stage_layers
 from models_engine.engines.performance.compute_profile import resolve_stack, saves_fp8_inputs
 from models_engine.engines.performance.fine_tuning import (
     embedding_trained_share,
     state_shares,
     tuning_of,
 )
-from models_engine.engines.performance.flops import selective_stored
 from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
     GIB,
     GRADIENT_BYTES_PER_PARAM,
     ExpertShape,
     LayerShape,
-    activation_bytes_per_layer,
     holds_unsharded_gradients,
     model_state_bytes,
     resident_activation_layers,
     state_precision,
 )
+from models_engine.engines.performance.memory_vector import stored_activation_bytes
 from models_engine.engines.performance.pipeline_schedule import (
     activation_layers,
     schedule_code,
@@ -171,20 +170,15 @@ def memory_breakdown_gib(
             held_gradients=held,
         )
     )
-    per_layer = activation_bytes_per_layer(
-        seq_len=workload.sequence_length / layout.cp,
-        micro_batch=layout.micro_batch_size,
-        hidden=workload.hidden_size,
-        heads=workload.attention_heads,
-        tp=layout.tp,
-        sequence_parallel=layout.sequence_parallel,
-        recompute=layout.recompute,
-        attention_kernel=attention_kernel,
-        full_share=layout.recompute_layer_share,
-        attention_sharded=shape.attention.stored_sharded_bytes_per_hidden(),
-        attention_replicated=shape.attention.stored_replicated_bytes_per_hidden(),
-        selective_stored=selective_stored(shape, selective_recompute),
-        fp8_saved_inputs=fp8_saved_inputs,
+    # One owner of the stored bytes per layer: the search's (memory_vector), on this layout.
+    per_layer = float(
+        stored_activation_bytes(
+            shape,
+            from_layouts([layout], workload.layers),
+            attention_kernel,
+            selective_recompute,
+            fp8_saved_inputs,
+        )[0]
     )
     return {
         "weights": weights / GIB,
