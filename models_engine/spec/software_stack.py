@@ -80,8 +80,8 @@ class SoftwareStackChoice(SpecModel):
             "FSDP (zero_stage fsdp) under gradient accumulation: every_microbatch "
             "reduce-scatters each micro-batch's gradients (PyTorch FSDP2's default, "
             "torchtitan) or last_microbatch (set_requires_gradient_sync(False) on the others, "
-            "as KempnerForge): one reduce-scatter per step, the unsharded bf16 gradients held "
-            "across micro-batches; null = the stack's (every_microbatch)."
+            "as KempnerForge): one reduce-scatter per step, the unsharded gradients held "
+            "across micro-batches in the reduction dtype; null = the stack's (every_microbatch)."
         ),
     )
     master_weights: Literal["fp32", "bf16"] | None = spec_field(

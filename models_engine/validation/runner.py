@@ -79,8 +79,8 @@ class ValidationReport:
         return asdict(self)
 
 
-def model_step(case: Case) -> tuple[float, bool, str]:
-    """(model step time s, memory fits, note) from the public pipeline."""
+def evaluate_case(case: Case):
+    """The case's PerformanceResult from the public pipeline, and the design's note."""
     spec, note = parsed_design(case)
     catalog = load_catalog()
     fabric = evaluate_fabric(spec, catalog)
@@ -92,6 +92,12 @@ def model_step(case: Case) -> tuple[float, bool, str]:
         fabric=fabric,
         storage_supply=evaluate_storage_supply(spec, catalog, fabric=fabric),
     )
+    return result, note
+
+
+def model_step(case: Case) -> tuple[float, bool, str]:
+    """(model step time s, memory fits, note) from the public pipeline."""
+    result, note = evaluate_case(case)
     return result.step_time_s, result.memory.fits, note
 
 

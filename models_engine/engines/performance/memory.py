@@ -66,22 +66,27 @@ def state_precision(
 ) -> dict:
     """model_state_bytes' precision arguments for the transformer layers' weights: Megatron-
     style (a BF16 working copy, fp32 master in the optimizer), FSDP / JAX-style (the fp32
-    parameters are the master) or pure BF16 (BF16_STATE_BYTES)."""
+    parameters are the master) or pure BF16 (BF16_STATE_BYTES). `gradient_bytes` is the
+    stack's gradient-reduction precision; unsharded gradients FSDP holds between micro-batches
+    are kept in it whatever the stored gradient's dtype (see holds_unsharded_gradients)."""
     fp8_copy = FP8_WEIGHT_COPY_BYTES if fp8_weights else 0
     if bf16_master:
         return {
             "gradient_bytes": BF16_STATE_BYTES["gradient"],
+            "held_gradient_bytes": gradient_bytes,
             "weight_bytes": BF16_STATE_BYTES["weight"] + fp8_copy,
             "optimizer_bytes": BF16_STATE_BYTES["moments"],
         }
     if fp32_master_params:
         return {
             "gradient_bytes": gradient_bytes,
+            "held_gradient_bytes": gradient_bytes,
             "weight_bytes": FP32_PARAM_BYTES + fp8_copy,
             "optimizer_bytes": MOMENTS_BYTES_PER_PARAM,
         }
     return {
         "gradient_bytes": gradient_bytes,
+        "held_gradient_bytes": gradient_bytes,
         "weight_bytes": WEIGHT_BYTES_PER_PARAM + fp8_copy,
         "optimizer_bytes": OPTIMIZER_BYTES_PER_PARAM,
     }
@@ -214,9 +219,16 @@ def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=
 
 
 # FSDP with gradient sync off for all but the last micro-batch keeps each parameter's unsharded
-# gradient between micro-batches, in the parameter dtype: KempnerForge's 175B report (benchmarks/
-# 175b_360gpu/README.md, "The path to 47.7%") names ~87 GB retained at TP 4, 175.0 B / 4 x 2 B.
-HELD_GRADIENT_BYTES_PER_PARAM = 2.0
+# gradient between micro-batches in the gradient-reduction dtype, not the parameter dtype:
+# FSDP2 (torch.distributed.fsdp._fully_shard._fsdp_param, FSDPParam.to_accumulated_grad_if_needed)
+# moves the unsharded gradient into `unsharded_accumulated_grad` cast to the mixed-precision
+# policy's reduce_dtype whenever that differs from the gradient's dtype, and accumulates the
+# next micro-batches into it. With reduce_dtype fp32 that is 4 bytes per parameter of the TP
+# shard. KempnerForge's 70B logs (weak_scaling_160gpu/results/70b_032gpu_tp4_fsdp8.log: TP 4,
+# accumulation 4, reduce_dtype float32) peak at 84.6 GB before the optimizer's first step:
+# 70.55 B / 4 x 4 B = 70.6 GB held, plus the 4.4 GB weight shard and the checkpointed inputs
+# (2 B would leave ~40 GB unexplained); the 175B report's OOM note names "the unsharded fp32
+# gradient" too. The held bytes are therefore the stack's grad_reduce_bytes (state_precision).
 
 
 def resident_activation_layers(in_flight, stage_layers, offload_layers):
@@ -246,6 +258,7 @@ def model_state_bytes(
     trained_share=1.0,
     adapter_share=0.0,
     held_gradients=False,
+    held_gradient_bytes=GRADIENT_BYTES_PER_PARAM,
 ):
     """Weights, gradients and optimizer states on one GPU; ZeRO shards them over `dp` ranks
     (the shard group). `gradient_bytes`: the gradient buffer's bytes per parameter, the
@@ -258,14 +271,15 @@ def model_state_bytes(
     (fine-tuning: only they keep gradients and optimizer states); `adapter_share`: LoRA
     adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base;
     `held_gradients` (holds_unsharded_gradients): the unsharded gradients FSDP keeps between
-    micro-batches when it reduce-scatters only the last one."""
+    micro-batches when it reduce-scatters only the last one, `held_gradient_bytes` each (the
+    reduction dtype)."""
     zero = np.asarray(zero_stage)
     weights = params_on_gpu * (weight_bytes + adapter_share * WEIGHT_BYTES_PER_PARAM)
     gradients = params_on_gpu * trained_share * gradient_bytes
     optimizer = params_on_gpu * trained_share * optimizer_bytes
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
-    held = params_on_gpu * trained_share * HELD_GRADIENT_BYTES_PER_PARAM
+    held = params_on_gpu * trained_share * held_gradient_bytes
     gradients = gradients + np.where(held_gradients, held, 0.0)
     weights = np.where(zero >= 3, weights / dp, weights)
     if np.ndim(weights) == 0:

@@ -205,7 +205,8 @@ def memory_convention(stack) -> str:
     )
     held = (
         "; with gradient accumulation FSDP keeps the unsharded gradients between micro-batches "
-        "(+2 B per parameter: gradient sync on the last micro-batch only)"
+        f"(+{stack.grad_reduce_bytes} B per parameter, in the reduction dtype: gradient sync on "
+        "the last micro-batch only)"
         if stack.fsdp_grad_sync == "last_microbatch"
         else ""
     )
