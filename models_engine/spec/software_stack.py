@@ -94,6 +94,16 @@ class SoftwareStackChoice(SpecModel):
             "null = the stack's (fp32)."
         ),
     )
+    embedding_tp: Literal["vocab_parallel", "replicated"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "Tensor parallelism of the input token embedding: vocab_parallel (each TP rank "
+            "holds 1/tp of the vocabulary, Megatron and torchtitan) or replicated (each TP rank "
+            "holds the whole table, which FSDP then gathers whole, as KempnerForge); the "
+            "output head stays split; null = the stack's (vocab_parallel)."
+        ),
+    )
     compiled: bool | None = spec_field(
         None,
         unit="boolean",

@@ -50,6 +50,7 @@ def search(
             fsdp_grad_sync=stack.fsdp_grad_sync,
             bf16_master=stack.bf16_master,
             fp8_saved_inputs=profile.saves_fp8_inputs,
+            embedding_tp=stack.embedding_tp,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

@@ -16,7 +16,7 @@ from models_engine.engines.performance.comm_sizes import (
 from models_engine.engines.performance.data_parallel import (
     gradient_reductions,
     stage_layer_count,
-    stage_params_per_gpu,
+    stage_params,
 )
 from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
 from models_engine.engines.performance.layer_cost import moe_imbalance
@@ -38,6 +38,32 @@ def _entry(purpose, operation, size, ranks, local, topology, count):
 
 def _scalar(array):
     return float(array[0])
+
+
+def _root_entries(params, grad_bytes, ranks, local, topology, m, stack):
+    """FSDP's root unit: one gather per micro-batch, one reduce-scatter per reducing one."""
+    scatters = float(gradient_reductions(3, m, stack))
+    label = "data parallel {} (FSDP root: embedding, output head)"
+    return [
+        _entry(
+            label.format("gradients"),
+            "reduce_scatter",
+            params * grad_bytes,
+            ranks,
+            local,
+            topology,
+            scatters,
+        ),
+        _entry(
+            label.format("parameters"),
+            "all_gather",
+            params * PARAM_GATHER_BYTES,
+            ranks,
+            local,
+            topology,
+            m,
+        ),
+    ]
 
 
 def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuning = FULL):
@@ -100,22 +126,30 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
                 "pipeline activations/gradients", "send_recv", size, 2, local, topology, 2 * vp * m
             )
         )
-    dense, expert = (float(x[0]) for x in stage_params_per_gpu(shape, cand))
+    stack = profile.stack
+    dense, expert, root = (float(x[0]) for x in stage_params(shape, cand, stack.embedding_tp))
     etp, expert_dp = _scalar(cand.etp), _scalar(cand.expert_replicas)
     zero = int(cand.zero[0])
+    # FSDP's root unit (data_parallel.fsdp_root_exposed_s): apart from the per-layer units.
+    root = root if (zero == 3 and stack.fsdp_root_unit) else 0.0
     # Fine-tuning reduces the gradients of the weights that train only (fine_tuning.py).
     grad_bytes = profile.stack.grad_reduce_bytes * layer_trained_share(shape, tuning)
     shard = min(float(cand.shard[0]), dp * cp)
     # ZeRO-3 / FSDP gathers and reduce-scatters each layer (data_parallel._fully_sharded).
     layers = float(stage_layer_count(cand)[0]) if zero == 3 else 1.0
-    for label, params, replicas, group, stride in (
-        ("data parallel", dense, dp * cp, shard, tp),
-        ("expert data parallel", expert, expert_dp, expert_dp, etp * ep),
+    for label, params, replicas, group, stride, root_params in (
+        ("data parallel", dense, dp * cp, shard, tp, root),
+        ("expert data parallel", expert, expert_dp, expert_dp, etp * ep, 0.0),
     ):
         if replicas <= 1 or params <= 0:
             continue
         ranks = int(replicas) if zero == 0 else int(group)
         local = int(stride_local(stride, ranks, domain))
+        if root_params > 0:
+            entries.extend(
+                _root_entries(root_params, grad_bytes, ranks, local, topology, m, profile.stack)
+            )
+            params = params - root_params
         grads, weights = params * grad_bytes, params * PARAM_GATHER_BYTES
         if zero == 0:
             entries.append(

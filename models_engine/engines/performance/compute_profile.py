@@ -92,6 +92,15 @@ class SoftwareStack:
     # FSDP under gradient accumulation: reduce-scatter every micro-batch, or only the last
     # one with the unsharded gradients held in between (data_parallel, memory)
     fsdp_grad_sync: str = "every_microbatch"
+    # PyTorch FSDP (FSDP1 auto-wrap, FSDP2 fully_shard per block then on the model) leaves the
+    # parameters outside the transformer blocks (input embedding, final norm, output head) to
+    # the root unit, gathered once per micro-batch before the forward and reduce-scattered
+    # after the backward (data_parallel.fsdp_root_exposed_s)
+    fsdp_root_unit: bool = False
+    # Tensor parallelism of the input token embedding: "vocab_parallel" (split over the TP
+    # ranks: Megatron VocabParallelEmbedding, torchtitan RowwiseParallel) or "replicated" (every
+    # TP rank holds the whole table; the output head stays split)
+    embedding_tp: str = "vocab_parallel"
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,14 @@ def _stack(name: str, choice) -> SoftwareStack:
         changes["attention_backend"] = choice.attention_backend
         fused = choice.attention_backend != "unfused"
         changes["attention_kernel"] = "flash" if fused else "unfused"
-    flags = ("tp_comm_overlap", "dp_comm_overlap", "ep_dispatcher", "compiled", "fsdp_grad_sync")
+    flags = (
+        "tp_comm_overlap",
+        "dp_comm_overlap",
+        "ep_dispatcher",
+        "compiled",
+        "fsdp_grad_sync",
+        "embedding_tp",
+    )
     for flag in flags:
         if getattr(choice, flag) is not None:
             changes[flag] = getattr(choice, flag)

@@ -20,47 +20,59 @@ BUCKET_PARAMS = 40e6
 OPTIMIZER_BYTES_PER_PARAM = 38.0
 
 
-def stage_params_per_gpu(shape, cand):
-    """(dense, expert) parameters one GPU of the heaviest stage holds."""
+def _embedding_split(cand, embedding_tp: str):
+    """TP ranks the input embedding is split over (stack's embedding_tp)."""
+    return cand.tp if embedding_tp == "vocab_parallel" else np.ones_like(cand.tp)
+
+
+def stage_params(shape, cand, embedding_tp: str = "vocab_parallel"):
+    """(dense, expert, outside-the-blocks) parameters one GPU of the heaviest stage holds; the
+    third is the dense part that is not a transformer layer (input embedding, output head:
+    FSDP's root unit). `embedding_tp`: the stack's (vocab_parallel or replicated)."""
     dense_layer = shape.dense_params_per_layer() + shape.dense_mlp_params()
     moe_dense = shape.moe_layer_dense_params()
     moe_expert = shape.moe_layer_expert_params()
-    embedding = shape.vocab * shape.hidden
+    table = shape.vocab * shape.hidden
+    head = table / cand.tp
+    # pp == 1: the single stage also holds the output head (unless tied).
+    untied_head = 0.0 if shape.tied_embeddings else head
+    first_root = table / _embedding_split(cand, embedding_tp) + np.where(
+        cand.pp <= 1, untied_head, 0.0
+    )
+    kinds = (
+        (cand.first_layers, True, first_root),
+        (cand.middle_layers, False, np.zeros_like(cand.tp)),
+        (cand.last_layers, False, head),
+    )
     best_dense = np.zeros_like(cand.tp)
     best_expert = np.zeros_like(cand.tp)
-    kinds = (
-        (cand.first_layers, True, embedding),
-        (cand.middle_layers, False, 0.0),
-        (cand.last_layers, False, embedding),
-    )
-    for layers, first, extra in kinds:
+    best_root = np.zeros_like(cand.tp)
+    for layers, first, root in kinds:
         n_moe = shape.moe_layers_in(layers, first_stage=first)
-        dense = (layers - n_moe) * dense_layer + n_moe * moe_dense + extra
-        if first:
-            # pp == 1: the single stage also holds the output head (unless tied).
-            untied_head = 0.0 if shape.tied_embeddings else embedding
-            dense = dense + np.where(cand.pp <= 1, untied_head, 0.0)
-        expert = n_moe * moe_expert
+        dense = ((layers - n_moe) * dense_layer + n_moe * moe_dense) / cand.tp + root
+        heavier = dense > best_dense
+        best_root = np.where(heavier, root, best_root)
         best_dense = np.maximum(best_dense, dense)
-        best_expert = np.maximum(best_expert, expert)
+        best_expert = np.maximum(best_expert, n_moe * moe_expert)
     held = stages_held(cand.schedule)  # DualPipe: stage i and p-1-i on one rank
-    return held * best_dense / cand.tp, held * best_expert / (cand.etp * cand.ep)
+    return held * best_dense, held * best_expert / (cand.etp * cand.ep), held * best_root
+
+
+def stage_params_per_gpu(shape, cand, embedding_tp: str = "vocab_parallel"):
+    """(dense, expert) parameters one GPU of the heaviest stage holds."""
+    dense, expert, _ = stage_params(shape, cand, embedding_tp)
+    return dense, expert
 
 
 def _time(op, size, ranks, local, topology):
     return collective_time_s(op, size, ranks, local, topology)[0]
 
 
-def _time_pair(op, size, layers, ranks, local, topology):
-    """(time of `size`, time of `size / layers`): one collectives call for both."""
-    times = _time(
-        op,
-        np.concatenate([size, size / layers]),
-        np.tile(ranks, 2),
-        np.tile(local, 2),
-        topology,
-    )
-    return times[: size.shape[0]], times[size.shape[0] :]
+def _times(op, sizes, ranks, local, topology):
+    """The time of each array in `sizes` (same ranks and placement): one collectives call."""
+    count = len(sizes)
+    times = _time(op, np.concatenate(sizes), np.tile(ranks, count), np.tile(local, count), topology)
+    return np.split(times, count)
 
 
 def _hidden(comm, window):
@@ -84,12 +96,14 @@ def stage_layer_count(cand):
 @dataclass
 class _Group:
     """One gradient-reduction group: `params` per GPU, `replicas` ranks holding a copy,
-    sharded over `shard` of them (hybrid sharding when shard < replicas), rank `stride`."""
+    sharded over `shard` of them (hybrid sharding when shard < replicas), rank `stride`;
+    `root`: the part of `params` in FSDP's root unit (stacks with fsdp_root_unit)."""
 
     params: np.ndarray
     replicas: np.ndarray
     shard: np.ndarray
     stride: np.ndarray
+    root: np.ndarray | float = 0.0
 
 
 def gradient_reductions(zero, microbatches, stack):
@@ -131,6 +145,17 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap, 
     return exposed, total
 
 
+def fsdp_root_exposed_s(gather, scatter, microbatches, scatters):
+    """Seconds per step of FSDP's root unit (embedding, final norm, output head outside the
+    wrapped blocks), all exposed: it is gathered before each micro-batch's forward, when
+    nothing runs yet, and kept through that micro-batch's backward (PyTorch FSDP does not
+    reshard the root after forward: FSDP1 _post_forward_reshard, FSDP2 _lazy_init clears the
+    root's post-forward mesh), and its gradients are reduce-scattered after the last layer's
+    backward, with nothing left to hide behind. `scatters`: micro-batches that reduce
+    (gradient_reductions)."""
+    return microbatches * gather + scatters * scatter
+
+
 def _group_exposed(group, cand, profile, topology, microbatches, windows, trained=1.0):
     """(exposed, total) seconds per step of one group's data-parallel collectives.
     `trained`: share of the weights that train (fine-tuning): only their gradients are
@@ -146,27 +171,44 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows, traine
         "all_reduce", grads, replicas, stride_local(group.stride, replicas, domain), topology
     )
     layers = stage_layer_count(cand)
-    # Whole-stage and per-layer sizes in one call each (the per-layer ones are ZeRO-3's).
-    gather, gather_layer = _time_pair("all_gather", weights, layers, shard, local, topology)
+    z, m = cand.zero, microbatches
+    # ZeRO-3 / FSDP: the transformer layers are gathered and reduce-scattered one at a time;
+    # a root unit (fsdp_root_unit) apart, once per micro-batch (fsdp_root_exposed_s).
+    root = np.where(z == 3, group.root, 0.0)
+    layer_share = (params - root) / np.maximum(params, 1.0) / layers
+    root_share = root / np.maximum(params, 1.0)
+    # Whole-stage, per-layer and root sizes in one call each.
+    gather, gather_layer, gather_root = _times(
+        "all_gather", [weights, weights * layer_share, weights * root_share], shard, local, topology
+    )
     if trained != 1.0:
         gather = _time("all_gather", weights * trained, shard, local, topology)
-    scatter, scatter_layer = _time_pair("reduce_scatter", grads, layers, shard, local, topology)
+    scatter, scatter_layer, scatter_root = _times(
+        "reduce_scatter", [grads, grads * layer_share, grads * root_share], shard, local, topology
+    )
     # Hybrid sharding: each shard's gradients are all-reduced across the replica groups.
     groups = replicas / shard
     if np.any(groups > 1):
         cross_local = stride_local(group.stride * shard, groups, domain)
-        cross, cross_layer = _time_pair(
-            "all_reduce", grads / shard, layers, groups, cross_local, topology
+        shard_grads = grads / shard
+        cross, cross_layer, cross_root = _times(
+            "all_reduce",
+            [shard_grads, shard_grads * layer_share, shard_grads * root_share],
+            groups,
+            cross_local,
+            topology,
         )
         scatter, scatter_layer = scatter + cross, scatter_layer + cross_layer
+        scatter_root = scatter_root + cross_root
     bucket = np.minimum(1.0, np.maximum(BUCKET_PARAMS, 1e6 * shard) / np.maximum(params, 1.0))
     per_layer = (gather_layer, scatter_layer)
     overlap = profile.stack.dp_comm_overlap
-    z, m = cand.zero, microbatches
     scatters = gradient_reductions(np.full_like(z, 3), m, profile.stack)
     fsdp_exposed, fsdp_total = _fully_sharded(
         per_layer, m, layers, fwd_window, bwd_window, overlap, scatters
     )
+    root_s = fsdp_root_exposed_s(gather_root, scatter_root, m, scatters)
+    fsdp_exposed, fsdp_total = fsdp_exposed + root_s, fsdp_total + root_s
     step_total = np.select(
         [z == 0, z == 1, z == 2], [all_reduce, scatter + gather, m * scatter + gather], fsdp_total
     )
@@ -196,11 +238,13 @@ def data_parallel_exposed_s(
     """(exposed seconds per step, total collective seconds per step); `tuning`: which
     weights train (fine_tuning.py)."""
     trained = layer_trained_share(shape, tuning)
-    dense, expert = stage_params_per_gpu(shape, cand)
+    stack = profile.stack
+    dense, expert, root = stage_params(shape, cand, stack.embedding_tp)
+    root = root if stack.fsdp_root_unit else 0.0
     replicas = cand.dp * cand.cp
     expert_replicas = cand.expert_replicas
     groups = (
-        _Group(dense, replicas, np.minimum(cand.shard, replicas), cand.tp),
+        _Group(dense, replicas, np.minimum(cand.shard, replicas), cand.tp, root),
         _Group(expert, expert_replicas, expert_replicas, cand.etp * cand.ep),
     )
     exposed = np.zeros_like(cand.tp)
@@ -220,7 +264,7 @@ def data_parallel_exposed_s(
 
 def optimizer_s(shape, cand, profile, tuning: Tuning = FULL):
     """Adam over this GPU's shard of the weights that train (fine-tuning: only those)."""
-    dense, expert = stage_params_per_gpu(shape, cand)
+    dense, expert = stage_params_per_gpu(shape, cand, profile.stack.embedding_tp)
     trained = layer_trained_share(shape, tuning)
     sharded = cand.zero >= 1
     dense_shard = dense / np.where(sharded, cand.shard, 1.0)

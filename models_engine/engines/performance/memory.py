@@ -231,6 +231,15 @@ def in_flight_layers(*, layers, pp, virtual_stages, microbatches=None, schedule=
 # gradient" too. The held bytes are therefore the stack's grad_reduce_bytes (state_precision).
 
 
+def embedding_params_per_gpu(vocab, hidden, tp, copies, embedding_tp="vocab_parallel"):
+    """Embedding parameters on the GPU that holds the input embedding: the input table (split
+    over the TP ranks unless the stack replicates it: embedding_tp) plus, for `copies` 2, the
+    untied output head (always split)."""
+    table = vocab * hidden
+    input_split = tp if embedding_tp == "vocab_parallel" else 1.0
+    return table / input_split + (copies - 1.0) * table / tp
+
+
 def resident_activation_layers(in_flight, stage_layers, offload_layers):
     """Layers' worth of activations left on the GPU when `offload_layers` of the stage's
     layers send theirs to host memory (Megatron-Core cpu_offloading_num_layers): every

@@ -17,6 +17,7 @@ from models_engine.engines.performance.memory import (
     GRADIENT_BYTES_PER_PARAM,
     ExpertShape,
     LayerShape,
+    embedding_params_per_gpu,
     holds_unsharded_gradients,
     model_state_bytes,
     resident_activation_layers,
@@ -125,6 +126,7 @@ def memory_breakdown_gib(
     fsdp_grad_sync: str = "every_microbatch",
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
+    embedding_tp: str = "vocab_parallel",
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
     of the busiest stage under the layout's schedule. Embedding states are kept apart:
@@ -159,7 +161,9 @@ def memory_breakdown_gib(
     )
     holds_head = layout.pp == 1 or layout.pipeline_schedule in ("zb-v", "dualpipe")
     embedding_copies = 2 if (holds_head and not workload.tied_embeddings) else 1
-    embedding_params = embedding_copies * workload.vocab_size * workload.hidden_size / layout.tp
+    embedding_params = embedding_params_per_gpu(
+        workload.vocab_size, workload.hidden_size, layout.tp, embedding_copies, embedding_tp
+    )
     embedding = sum(
         model_state_bytes(
             params_on_gpu=embedding_params,
@@ -249,6 +253,7 @@ def _memory_stack(spec, gpu, stack) -> dict:
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "bf16_master": stack.bf16_master,
         "fp8_saved_inputs": saves_fp8_inputs(gpu, spec.workload.precision, stack),
+        "embedding_tp": stack.embedding_tp,
     }
 
 

@@ -14,6 +14,7 @@ from models_engine.engines.performance.memory import (
     GIB,
     GRADIENT_BYTES_PER_PARAM,
     activation_bytes_per_layer,
+    embedding_params_per_gpu,
     holds_unsharded_gradients,
     model_state_bytes,
     resident_activation_layers,
@@ -79,6 +80,7 @@ def training_memory_gib(
     fsdp_grad_sync: str = "every_microbatch",
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
+    embedding_tp: str = "vocab_parallel",
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
     which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
@@ -105,7 +107,9 @@ def training_memory_gib(
     )
     holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
     copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
-    embedding_params = copies * shape.vocab * shape.hidden / cand.tp
+    embedding_params = embedding_params_per_gpu(
+        shape.vocab, shape.hidden, cand.tp, copies, embedding_tp
+    )
     embedding = sum(
         model_state_bytes(
             params_on_gpu=embedding_params,

@@ -92,6 +92,8 @@ class SoftwareStackUsed(ResultPart):
     # FSDP gradient reduce-scatter under accumulation: every micro-batch or the last only
     fsdp_grad_sync: str = "every_microbatch"
     master_weights: str = "fp32"  # bf16: pure BF16 weights, gradients and Adam moments
+    # input embedding over the TP ranks: split (vocab_parallel) or whole on each (replicated)
+    embedding_tp: str = "vocab_parallel"
 
 
 class PerformanceResult(EngineResult):

@@ -140,6 +140,9 @@ SOFTWARE_STACKS = {
         "dp_comm_overlap": True,
         "pp_p2p_overlap": False,
         "compilable": True,
+        # FSDP auto-wraps each transformer block; the embedding and output head stay in the
+        # root unit (llm-foundry FSDP config: auto_wrap on the blocks).
+        "fsdp_root_unit": True,
         # FSDP mixed precision reduces gradients in the parameter dtype (bf16).
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
@@ -163,6 +166,9 @@ SOFTWARE_STACKS = {
         "grad_reduce_bytes": 4,
         "launch_gaps": True,
         "compilable": True,
+        # fully_shard per TransformerBlock, then on the whole model: embedding, final norm and
+        # output head form the root unit (torchtitan parallelize_llama apply_fsdp)
+        "fsdp_root_unit": True,
         # DTensor tensor parallelism (ColwiseParallel / RowwiseParallel with sequence
         # parallelism): each redistribution is a collective in its autograd node, and the
         # matmul that needs it waits (torch.compile included) unless async TP is on

@@ -171,6 +171,7 @@ def stack_used(profile) -> dict:
         "compiled": stack.compiled and stack.compilable,
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "master_weights": "bf16" if stack.bf16_master else "fp32",
+        "embedding_tp": stack.embedding_tp,
         "losses_fraction_of_kernel_time": dict(profile.losses),
         "kernel_source": profile.kernel_source,
         "calibration": profile.calibration,

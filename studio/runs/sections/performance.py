@@ -148,6 +148,8 @@ def stack_paragraph(stack) -> Paragraph:
         overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"
     if stack.master_weights == "bf16":
         overlap += ", pure BF16 weights and optimizer states"
+    if stack.embedding_tp == "replicated":
+        overlap += ", input embedding replicated over the TP ranks"
     return Paragraph(
         text(
             "Software stack: ",
