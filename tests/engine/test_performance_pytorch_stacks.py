@@ -228,3 +228,13 @@ def test_replicated_input_embedding_costs_memory_on_every_tp_rank():
     extra = 128256 * 8192 * (1 - 1 / 4) * 16 / 8 / GIB
     assert states - split["embedding_states"] == pytest.approx(extra, rel=0.01)
     assert whole["software_stack"]["embedding_tp"] == "replicated"
+
+
+def test_tight_memory_is_flagged():
+    """KempnerForge's 70B on 8 GPUs (the source's own memory-bound point) gets the warning;
+    the same model on 32 GPUs, with ~50 GiB left, does not."""
+    tight, _ = evaluate_case(CASES["kempnerforge-h200-70b-8gpu-tp4-weak"])
+    roomy, _ = evaluate_case(CASES["kempnerforge-h200-70b-32gpu-tp4-weak"])
+    assert tight.memory.fits and tight.memory.headroom_gib < 0.1 * tight.memory.hbm_capacity_gib
+    assert any(w.startswith("memory is tight") for w in tight.warnings)
+    assert not any(w.startswith("memory is tight") for w in roomy.warnings)

@@ -131,7 +131,9 @@ def evaluate_training(
             "auto": auto_section,
             "hardware": {"compute": profile.as_dict(), "topology": topology.as_dict()},
             "software_stack": stack_used(profile),
-            "warnings": list(profile.warnings) + tuning_warnings(context.tuning),
+            "warnings": list(profile.warnings)
+            + tuning_warnings(context.tuning)
+            + memory_pressure_warnings(result["memory"]),
             "io": {
                 "site_id": context.site_id,
                 "site_share": context.site_share,
@@ -145,6 +147,28 @@ def evaluate_training(
         }
     )
     return PerformanceResult(**result)
+
+
+# Headroom below which a run's memory is "tight": the engine counts weights, gradients,
+# optimizer states and stored activations, not the transient buffers around them (output logits
+# and the loss, collective buffers, the caching allocator's fragmentation). KempnerForge's 70B
+# on 8 H200 (weak_scaling_160gpu/README.md) peaked at 128.5 of 141 GB (9 % left) and ran at 78 %
+# of its 32-GPU throughput per GPU, which the source puts down to memory pressure.
+TIGHT_MEMORY_HEADROOM = 0.10
+
+
+def memory_pressure_warnings(memory: dict) -> list[str]:
+    """A warning where the layout fits with less than TIGHT_MEMORY_HEADROOM of HBM left."""
+    capacity, total = memory["hbm_capacity_gib"], memory["total_gib"]
+    if not memory["fits"] or capacity - total >= TIGHT_MEMORY_HEADROOM * capacity:
+        return []
+    return [
+        f"memory is tight: {total:.1f} of {capacity:.0f} GiB per GPU, less than "
+        f"{TIGHT_MEMORY_HEADROOM:.0%} left for what the engine does not count (output logits "
+        "and the loss, collective buffers, allocator fragmentation); runs this close slow down "
+        "or run out of memory (KempnerForge's 70B at 128.5 of 141 GB ran at 78 % of its "
+        "32-GPU throughput per GPU)"
+    ]
 
 
 def tuning_warnings(tuning) -> list[str]:
