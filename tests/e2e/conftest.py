@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+# Longer than any one poll request takes on the live server (a few milliseconds).
+LAST_REQUEST_GRACE_MS = 500
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -44,6 +46,17 @@ def page(browser):
     page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
     page.on("pageerror", lambda e: page.console_errors.append(str(e)))
     yield page
+    close_quietly(context)
+
+
+def close_quietly(context) -> None:
+    """Stop every page's polling (review live panel, run status) and let a request already in
+    the live server finish before the database is flushed: a poll caught mid-query holds share
+    locks that deadlock with the flush's TRUNCATE."""
+    for open_page in context.pages:
+        open_page.goto("about:blank")
+    if context.pages:
+        context.pages[0].wait_for_timeout(LAST_REQUEST_GRACE_MS)
     context.close()
 
 

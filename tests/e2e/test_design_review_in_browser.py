@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from studio.designs.models import Design
 from studio.reports.models import PdfStatus, Report
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import close_quietly, screenshot
 from tests.studio.reviews.conftest import evaluate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -145,8 +145,8 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
         assert "negotiated price" in signoff  # the open comment
         assert page_a.console_errors == [] and page_b.console_errors == []
     finally:
-        context_a.close()
-        context_b.close()
+        close_quietly(context_a)
+        close_quietly(context_b)
 
 
 def test_presenting_a_comparison_with_the_keyboard(live_server, page, make_member, design_in):
