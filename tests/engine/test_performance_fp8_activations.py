@@ -6,20 +6,15 @@ import pytest
 
 from models_engine.validation.registry import load_registry
 from models_engine.validation.runner import run_case
-from tests.engine.test_performance_validation import design, run
+from tests.engine.test_performance_validation import LLAMA3_70B, design, run
 
 
 def llama70b(precision: str, stack: str, gpu: str = "h100-sxm-80gb") -> dict:
     doc = design(
         gpu=gpu,
         gpus=64,
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
-        ffn=28672,
+        **LLAMA3_70B,
         seq=4096,
-        vocab=128256,
         batch=128,
         precision=precision,
         parallelism={

@@ -6,7 +6,7 @@ import pytest
 
 from models_engine.spec import SpecValidationError, parse_design
 from models_engine.validation.registry import load_registry
-from tests.engine.test_performance_validation import design, run
+from tests.engine.test_performance_validation import LLAMA3_70B, design, run
 
 
 # Llama 3 70B, FSDP over 64 GPUs without recomputation, micro-batch 2 at 8K: Megatron-Bridge's
@@ -15,13 +15,8 @@ def llama70b_fsdp(gpu: str, offload: int, recompute: str = "none") -> dict:
     doc = design(
         gpu=gpu,
         gpus=64,
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
-        ffn=28672,
+        **LLAMA3_70B,
         seq=8192,
-        vocab=128256,
         batch=256,
         precision="bf16",
         parallelism={

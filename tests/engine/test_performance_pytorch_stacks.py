@@ -15,7 +15,7 @@ from models_engine.engines.performance.memory import BF16_STATE_BYTES
 from models_engine.spec import SpecValidationError, parse_design
 from models_engine.validation.registry import load_registry
 from models_engine.validation.runner import evaluate_case, run_case
-from tests.engine.test_performance_validation import design, run
+from tests.engine.test_performance_validation import LLAMA3_70B, design, run
 
 GIB = 2**30
 CASES = {c.id: c for c in load_registry()}
@@ -27,13 +27,8 @@ def llama70b_tp4_fsdp(stack: dict, gpus: int = 32) -> dict:
     doc = design(
         gpu="h200-sxm-141gb",
         gpus=gpus,
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
-        ffn=28672,
+        **LLAMA3_70B,
         seq=4096,
-        vocab=128256,
         batch=gpus // 4 * 2 * 4,
         precision="bf16",
         parallelism={

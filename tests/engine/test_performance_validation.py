@@ -16,6 +16,16 @@ from models_engine.hardware import resolve_gpu
 from models_engine.spec import parse_design
 
 CATALOG = load_catalog()
+# Llama 3 70B's shape (Meta model card: 80 layers, d 8192, 64 heads / 8 KV, FFN 28,672,
+# vocabulary 128,256), as design() takes it.
+LLAMA3_70B = {
+    "layers": 80,
+    "hidden": 8192,
+    "heads": 64,
+    "kv_heads": 8,
+    "ffn": 28672,
+    "vocab": 128256,
+}
 
 
 def design(
@@ -187,13 +197,8 @@ def llama_70b(gpus, precision):
     return design(
         gpu="h100-sxm-80gb",
         gpus=gpus,
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
-        ffn=28672,
+        **LLAMA3_70B,
         seq=8192,
-        vocab=128256,
         batch=2 * gpus,
         precision=precision,
         parallelism={
