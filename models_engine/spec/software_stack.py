@@ -98,10 +98,26 @@ class SoftwareStackChoice(SpecModel):
         None,
         unit="enum",
         description=(
-            "Tensor parallelism of the input token embedding: vocab_parallel (each TP rank "
-            "holds 1/tp of the vocabulary, Megatron and torchtitan) or replicated (each TP rank "
-            "holds the whole table, which FSDP then gathers whole, as KempnerForge); the "
-            "output head stays split; null = the stack's (vocab_parallel)."
+            "Tensor parallelism over the vocabulary: vocab_parallel (each TP rank holds 1/tp "
+            "of the input embedding and of every token's logits, Megatron and torchtitan's "
+            "loss parallel) or replicated (each TP rank holds the whole input table, which "
+            "FSDP then gathers whole, and the logits are gathered whole for the loss, as "
+            "KempnerForge); the output head's weights stay split; null = the stack's "
+            "(vocab_parallel)."
+        ),
+    )
+    cross_entropy: Literal["fp32", "bf16", "fused"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "How the loss over the output logits is computed (eager PyTorch stacks: "
+            + ", ".join(COMPILABLE_STACKS)
+            + "), which sets the memory it holds at its peak: fp32 (PyTorch's cross-entropy "
+            "on the logits cast to fp32, torchtitan: 12 bytes per logit value), bf16 (on the "
+            "bf16 logits, as KempnerForge and NeMo AutoModel: 8 bytes) or fused (a fused "
+            "kernel that keeps only the bf16 logits and its gradient, flash-attn's as "
+            "llm-foundry's default: 4 bytes); Megatron stacks use their vocab-parallel loss "
+            "(6 bytes); null = the stack's (torchtitan fp32, mosaic-composer-fsdp fused)."
         ),
     )
     compiled: bool | None = spec_field(
@@ -124,6 +140,14 @@ class SoftwareStackChoice(SpecModel):
                 f"torch.compile applies to the eager PyTorch stacks "
                 f"({', '.join(COMPILABLE_STACKS)}), not to {self.name}; set name to one of "
                 "them or leave compiled unset",
+                {"name_one_of": list(COMPILABLE_STACKS)},
+            )
+        if self.cross_entropy is not None and self.name not in COMPILABLE_STACKS:
+            issues.add(
+                "cross_entropy",
+                f"the cross-entropy kernel is a choice of the eager PyTorch stacks "
+                f"({', '.join(COMPILABLE_STACKS)}); {self.name} uses its own loss; set name to "
+                "one of them or leave cross_entropy unset",
                 {"name_one_of": list(COMPILABLE_STACKS)},
             )
         issues.raise_if_any()

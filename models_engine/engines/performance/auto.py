@@ -51,6 +51,7 @@ def search(
             bf16_master=stack.bf16_master,
             fp8_saved_inputs=profile.saves_fp8_inputs,
             embedding_tp=stack.embedding_tp,
+            loss_logits_bytes=stack.loss_logits_bytes,
         )
     )
     step = training_step(shape, cand, profile, topology, context).step_s

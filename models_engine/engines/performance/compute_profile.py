@@ -11,6 +11,7 @@ from models_engine.engines.performance.efficiency_data import (
     SKU_EFFICIENCY,
 )
 from models_engine.engines.performance.kernel_data import KERNEL_EFFICIENCY
+from models_engine.engines.performance.memory import EAGER_LOSS_LOGITS_BYTES
 from models_engine.engines.performance.offload import (
     PCIE_GEN5_X16_BYTES_PER_S,
     host_link_bytes_per_s,
@@ -97,10 +98,17 @@ class SoftwareStack:
     # the root unit, gathered once per micro-batch before the forward and reduce-scattered
     # after the backward (data_parallel.fsdp_root_exposed_s)
     fsdp_root_unit: bool = False
-    # Tensor parallelism of the input token embedding: "vocab_parallel" (split over the TP
-    # ranks: Megatron VocabParallelEmbedding, torchtitan RowwiseParallel) or "replicated" (every
-    # TP rank holds the whole table; the output head stays split)
+    # Tensor parallelism over the vocabulary: "vocab_parallel" (input embedding and logits
+    # split over the TP ranks: Megatron VocabParallelEmbedding and vocab-parallel loss,
+    # torchtitan RowwiseParallel and loss parallel) or "replicated" (every TP rank holds the
+    # whole input table and gathers the whole logits for the loss; the head's weights stay
+    # split)
     embedding_tp: str = "vocab_parallel"
+    # Bytes per output-logit value the loss holds at its peak (memory.output_logits_bytes),
+    # and the cross-entropy kernel where the stack lets it be chosen (eager PyTorch: fp32,
+    # bf16 or fused); Megatron's vocab-parallel loss otherwise
+    loss_logits_bytes: float = 6.0
+    cross_entropy: str = "vocab_parallel"
 
 
 @dataclass(frozen=True)
@@ -199,6 +207,9 @@ def _stack(name: str, choice) -> SoftwareStack:
             changes[flag] = getattr(choice, flag)
     if choice.master_weights is not None:
         changes["bf16_master"] = choice.master_weights == "bf16"
+    if choice.cross_entropy is not None:
+        changes["cross_entropy"] = choice.cross_entropy
+        changes["loss_logits_bytes"] = EAGER_LOSS_LOGITS_BYTES[choice.cross_entropy]
     return replace(stack, **changes)
 
 

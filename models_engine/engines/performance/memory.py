@@ -240,6 +240,45 @@ def embedding_params_per_gpu(vocab, hidden, tp, copies, embedding_tp="vocab_para
     return table / input_split + (copies - 1.0) * table / tp
 
 
+# The loss over the output logits: at the end of each micro-batch's forward, with every layer's
+# activations still stored, the stage that holds the output head also holds the logits and
+# what the cross-entropy makes of them. Bytes per logit value (one token x one vocabulary entry
+# on one GPU) at that peak, by stack (SoftwareStack.loss_logits_bytes):
+# - Megatron (Megatron-LM, Megatron-Core / NeMo, Megatron-DeepSpeed): 6. The bf16 logits (2)
+#   and their fp32 copy (4): VocabParallelCrossEntropy.calculate_logits_max casts to fp32,
+#   then subtracts the max and exponentiates in place and saves that buffer as the softmax,
+#   whose gradient backward writes in place (megatron/core/tensor_parallel/cross_entropy.py).
+# - Eager PyTorch with the loss in fp32 (software_stack.cross_entropy fp32: torchtitan's
+#   cross_entropy(pred.float(), ...), the bf16 logits deleted before backward): 12.
+#   Backward holds the saved fp32 log-probabilities (4), the gradient arriving from the NLL
+#   loss (4) and the log-softmax input gradient it produces (4); the forward peak is 10 (bf16
+#   logits 2 + fp32 copy 4 + log-probabilities 4).
+# - Eager PyTorch with the loss on the bf16 logits (software_stack.cross_entropy bf16:
+#   KempnerForge's F.cross_entropy(logits.view(-1, V), ...), kempnerforge/training/loss.py;
+#   NeMo AutoModel's MaskedCrossEntropy with fp32_upcast false, examples/benchmark/configs):
+#   8. Forward saves bf16 log-probabilities (2) beside the logits (2); backward adds the NLL
+#   gradient (2) and the log-softmax input gradient (2). Checked, not fitted: with it the
+#   engine comes within 3.5 GiB of every published peak of KempnerForge's 13B and 70B
+#   weak-scaling runs (2.1 G and 1.05 G logit values per micro-batch; without it the 13B
+#   runs were ~15 GiB low).
+# - A fused cross-entropy kernel (software_stack.cross_entropy fused: flash-attn's Triton
+#   CrossEntropyLoss, llm-foundry's default loss_fn fused_crossentropy): 4. It saves the bf16
+#   logits and one log-sum-exp per token, and backward writes a bf16 gradient beside them.
+# With vocab-parallel logits (embedding_tp "vocab_parallel": Megatron's vocab-parallel
+# cross-entropy, torchtitan's loss parallel) each TP rank holds vocab / tp of every token's
+# logits; "replicated" gathers them whole for the loss (KempnerForge's output head:
+# ColwiseParallel with output_layouts Replicate, kempnerforge/distributed/tensor_parallel.py).
+MEGATRON_LOSS_LOGITS_BYTES = 6.0
+EAGER_LOSS_LOGITS_BYTES = {"fp32": 12.0, "bf16": 8.0, "fused": 4.0}
+
+
+def output_logits_bytes(tokens, vocab, tp, embedding_tp, bytes_per_value):
+    """The loss's transient over one micro-batch's logits on a GPU of the stage with the
+    output head: `tokens` per micro-batch on the GPU (sequence / cp x micro-batch)."""
+    split = np.where(embedding_tp == "vocab_parallel", tp, 1.0)
+    return tokens * vocab / split * bytes_per_value
+
+
 def resident_activation_layers(in_flight, stage_layers, offload_layers):
     """Layers' worth of activations left on the GPU when `offload_layers` of the stage's
     layers send theirs to host memory (Megatron-Core cpu_offloading_num_layers): every
@@ -281,7 +320,10 @@ def model_state_bytes(
     adapter weights over `params_on_gpu`, held in BF16 on top of the frozen base;
     `held_gradients` (holds_unsharded_gradients): the unsharded gradients FSDP keeps between
     micro-batches when it reduce-scatters only the last one, `held_gradient_bytes` each (the
-    reduction dtype)."""
+    reduction dtype). They replace the sharded gradients rather than add to them: the
+    optimizer's zero_grad (set_to_none, PyTorch's default) frees the sharded ones after each
+    step, and the last micro-batch's backward frees each layer's unsharded gradient as it
+    reduce-scatters it into the shard, so the two never peak together."""
     zero = np.asarray(zero_stage)
     weights = params_on_gpu * (weight_bytes + adapter_share * WEIGHT_BYTES_PER_PARAM)
     gradients = params_on_gpu * trained_share * gradient_bytes
@@ -289,7 +331,7 @@ def model_state_bytes(
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
     held = params_on_gpu * trained_share * held_gradient_bytes
-    gradients = gradients + np.where(held_gradients, held, 0.0)
+    gradients = np.where(held_gradients, held, gradients)
     weights = np.where(zero >= 3, weights / dp, weights)
     if np.ndim(weights) == 0:
         return float(weights), float(gradients), float(optimizer)

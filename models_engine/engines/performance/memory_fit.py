@@ -15,11 +15,13 @@ from models_engine.engines.performance.layout import Layout, candidate_layouts
 from models_engine.engines.performance.memory import (
     GIB,
     GRADIENT_BYTES_PER_PARAM,
+    MEGATRON_LOSS_LOGITS_BYTES,
     ExpertShape,
     LayerShape,
     embedding_params_per_gpu,
     holds_unsharded_gradients,
     model_state_bytes,
+    output_logits_bytes,
     resident_activation_layers,
     state_precision,
 )
@@ -127,9 +129,11 @@ def memory_breakdown_gib(
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
     embedding_tp: str = "vocab_parallel",
+    loss_logits_bytes: float = MEGATRON_LOSS_LOGITS_BYTES,
 ) -> dict[str, float]:
     """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
-    of the busiest stage under the layout's schedule. Embedding states are kept apart:
+    of the busiest stage under the layout's schedule, and the loss's transient over the
+    output logits where that rank holds the output head. Embedding states are kept apart:
     published per-GPU figures (Korthikanti Fig. 1) count the transformer layers only. ZeRO
     shards over the shard group (default: the data-parallel x context-parallel ranks,
     Megatron's distributed optimizer group)."""
@@ -184,12 +188,17 @@ def memory_breakdown_gib(
             fp8_saved_inputs,
         )[0]
     )
+    tokens = workload.sequence_length / layout.cp * layout.micro_batch_size
+    logits = output_logits_bytes(
+        tokens, workload.vocab_size, layout.tp, embedding_tp, loss_logits_bytes
+    )
     return {
         "weights": weights / GIB,
         "gradients": gradients / GIB,
         "optimizer_states": optimizer / GIB,
         "embedding_states": embedding / GIB,
         "activations": per_layer * _activation_layers(workload, layout) / GIB,
+        "output_logits": float(logits) / GIB if holds_head else 0.0,
     }
 
 
@@ -254,6 +263,7 @@ def _memory_stack(spec, gpu, stack) -> dict:
         "bf16_master": stack.bf16_master,
         "fp8_saved_inputs": saves_fp8_inputs(gpu, spec.workload.precision, stack),
         "embedding_tp": stack.embedding_tp,
+        "loss_logits_bytes": stack.loss_logits_bytes,
     }
 
 

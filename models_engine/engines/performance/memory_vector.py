@@ -13,10 +13,12 @@ from models_engine.engines.performance.flops import selective_stored
 from models_engine.engines.performance.memory import (
     GIB,
     GRADIENT_BYTES_PER_PARAM,
+    MEGATRON_LOSS_LOGITS_BYTES,
     activation_bytes_per_layer,
     embedding_params_per_gpu,
     holds_unsharded_gradients,
     model_state_bytes,
+    output_logits_bytes,
     resident_activation_layers,
     state_precision,
 )
@@ -81,9 +83,12 @@ def training_memory_gib(
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
     embedding_tp: str = "vocab_parallel",
+    loss_logits_bytes: float = MEGATRON_LOSS_LOGITS_BYTES,
 ) -> dict:
     """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
-    which weights train (fine_tuning.py): only they keep gradients and optimizer states."""
+    which weights train (fine_tuning.py): only they keep gradients and optimizer states.
+    Where that rank holds the output head, the loss's transient over the logits
+    (memory.output_logits_bytes) peaks with the stored activations."""
     dense, expert = _rank_params(shape, cand)
     shard = cand.shard
     bytes_per_param = {
@@ -133,12 +138,15 @@ def training_memory_gib(
         cand.last_layers,
     )
     layers = resident_activation_layers(in_flight, cand.largest_stage_layers, cand.offload)
+    tokens = shape.seq_len / cand.cp * cand.mbs
+    logits = output_logits_bytes(tokens, shape.vocab, cand.tp, embedding_tp, loss_logits_bytes)
     return {
         "weights": (dense_states[0] + expert_states[0]) / GIB,
         "gradients": (dense_states[1] + expert_states[1]) / GIB,
         "optimizer_states": (dense_states[2] + expert_states[2]) / GIB,
         "embedding_states": embedding / GIB,
         "activations": per_layer * layers / GIB,
+        "output_logits": np.where(holds_head, logits, 0.0) / GIB,
     }
 
 

@@ -94,6 +94,9 @@ class SoftwareStackUsed(ResultPart):
     master_weights: str = "fp32"  # bf16: pure BF16 weights, gradients and Adam moments
     # input embedding over the TP ranks: split (vocab_parallel) or whole on each (replicated)
     embedding_tp: str = "vocab_parallel"
+    # cross-entropy over the output logits: Megatron's vocab_parallel, or (eager PyTorch) fp32,
+    # bf16 or fused
+    cross_entropy: str = "vocab_parallel"
 
 
 class PerformanceResult(EngineResult):

@@ -17,6 +17,11 @@ A stack x generation without published runs uses the stack's Hopper entry and sa
 (UNCERTAIN) in the result.
 """
 
+from models_engine.engines.performance.memory import (
+    EAGER_LOSS_LOGITS_BYTES,
+    MEGATRON_LOSS_LOGITS_BYTES,
+)
+
 MEGATRON_2022 = "megatron-lm-2022"
 MEGATRON_CORE_2024 = "megatron-core-te-2024"
 NEMO_BLACKWELL_2025 = "nemo-2025-blackwell"
@@ -126,6 +131,9 @@ SOFTWARE_STACKS = {
         "launch_gaps": False,
         # MaxText's weight_dtype float32: parameters are the optimizer's master copy.
         "fp32_master_params": True,
+        # ASSUMPTION: one fp32 copy beside the bf16 logits, as Megatron's vocab-parallel loss
+        # (memory.MEGATRON_LOSS_LOGITS_BYTES); XLA's fusion of the softmax is not measured.
+        "loss_logits_bytes": MEGATRON_LOSS_LOGITS_BYTES,
     },
     COMPOSER_FSDP: {
         "description": (
@@ -143,6 +151,10 @@ SOFTWARE_STACKS = {
         # FSDP auto-wraps each transformer block; the embedding and output head stay in the
         # root unit (llm-foundry FSDP config: auto_wrap on the blocks).
         "fsdp_root_unit": True,
+        # llm-foundry's default loss_fn fused_crossentropy (flash-attn's Triton kernel:
+        # memory.EAGER_LOSS_LOGITS_BYTES)
+        "cross_entropy": "fused",
+        "loss_logits_bytes": EAGER_LOSS_LOGITS_BYTES["fused"],
         # FSDP mixed precision reduces gradients in the parameter dtype (bf16).
         "grad_reduce_bytes": 2,
         "launch_gaps": True,
@@ -169,6 +181,9 @@ SOFTWARE_STACKS = {
         # fully_shard per TransformerBlock, then on the whole model: embedding, final norm and
         # output head form the root unit (torchtitan parallelize_llama apply_fsdp)
         "fsdp_root_unit": True,
+        # cross_entropy on the logits cast to fp32 (memory.EAGER_LOSS_LOGITS_BYTES)
+        "cross_entropy": "fp32",
+        "loss_logits_bytes": EAGER_LOSS_LOGITS_BYTES["fp32"],
         # DTensor tensor parallelism (ColwiseParallel / RowwiseParallel with sequence
         # parallelism): each redistribution is a collective in its autograd node, and the
         # matmul that needs it waits (torch.compile included) unless async TP is on

@@ -196,6 +196,7 @@ def stack_used(profile) -> dict:
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "master_weights": "bf16" if stack.bf16_master else "fp32",
         "embedding_tp": stack.embedding_tp,
+        "cross_entropy": stack.cross_entropy,
         "losses_fraction_of_kernel_time": dict(profile.losses),
         "kernel_source": profile.kernel_source,
         "calibration": profile.calibration,
@@ -235,9 +236,14 @@ def memory_convention(stack) -> str:
         if stack.fsdp_grad_sync == "last_microbatch"
         else ""
     )
+    split = "split over the TP ranks" if stack.embedding_tp == "vocab_parallel" else "whole"
+    logits = (
+        f"the rank with the output head holds the loss's transient over one micro-batch's "
+        f"logits ({split}), {stack.loss_logits_bytes:g} B per logit value"
+    )
     return (
         f"{stack.name}: {states}; ZeRO / FSDP shard them over the shard group{held}; {kept}; "
-        f"{scores}"
+        f"{scores}; {logits}"
     )
 
 

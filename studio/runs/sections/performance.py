@@ -127,6 +127,12 @@ STACK_CHOSEN_BY = {
     "auto": "auto: the stack of this GPU's published runs",
     "workload": "chosen in the workload",
 }
+# The eager PyTorch stacks' cross-entropy kernels (Megatron's vocab-parallel loss goes unsaid)
+CROSS_ENTROPY_WORDS = {
+    "fp32": "cross-entropy on fp32 logits",
+    "bf16": "cross-entropy on the bf16 logits",
+    "fused": "fused cross-entropy kernel",
+}
 
 
 def stack_paragraph(stack) -> Paragraph:
@@ -149,7 +155,9 @@ def stack_paragraph(stack) -> Paragraph:
     if stack.master_weights == "bf16":
         overlap += ", pure BF16 weights and optimizer states"
     if stack.embedding_tp == "replicated":
-        overlap += ", input embedding replicated over the TP ranks"
+        overlap += ", input embedding replicated and logits gathered over the TP ranks"
+    if stack.cross_entropy in CROSS_ENTROPY_WORDS:
+        overlap += f", {CROSS_ENTROPY_WORDS[stack.cross_entropy]}"
     return Paragraph(
         text(
             "Software stack: ",
