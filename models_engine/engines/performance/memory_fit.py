@@ -318,7 +318,8 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None, stack=None) -> dict
         "one model replica shard (weights + KV cache)"
         if spec.workload.kind == "inference"
         else "first pipeline stage's states (embedding) + the busiest stage's in-flight "
-        "activations under the pipeline schedule"
+        "activations under the pipeline schedule + the loss's transient over the output "
+        "logits where that stage holds the head"
     )
     return {
         "layout": layout.as_dict(),
