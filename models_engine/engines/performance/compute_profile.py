@@ -142,6 +142,10 @@ class ComputeProfile:
     # stack whose MoE layers are host-bound as a whole (stacks.py moe_layer_host_us); 0 = the
     # host keeps ahead of the GPU outside the routed experts.
     moe_layer_host_s: float = 0.0
+    # Fixed time per transformer layer and micro-batch (forward + backward) an eager stack's
+    # host work adds beyond its kernels (stacks.py layer_fixed_us), reported with the stack
+    # overhead; 0 where the stack's losses are all proportional to kernel time.
+    layer_fixed_s: float = 0.0
     # GPU <-> host memory, one direction (offload.host_link_bytes_per_s)
     host_link_bytes_per_s: float = PCIE_GEN5_X16_BYTES_PER_S
 
@@ -172,6 +176,7 @@ class ComputeProfile:
             "gemm_fraction_of_peak": self.gemm_fraction,
             "gemm_fixed_us": self.gemm_fixed_s * 1e6,
             "moe_layer_host_ms": self.moe_layer_host_s * 1e3,
+            "layer_fixed_ms": self.layer_fixed_s * 1e3,
             "attention_backend": self.stack.attention_backend,
             "attention_forward_fraction_of_bf16_peak": self.attention_forward_fraction,
             "attention_backward_fraction_of_bf16_peak": self.attention_backward_fraction,
@@ -292,6 +297,7 @@ def compute_profile(
         calibration=_with_compile_note(fitted["calibration"], stack, serving),
         warnings=warnings + fallback,
         moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
+        layer_fixed_s=0.0 if serving else fitted.get("layer_fixed_us", 0.0) * 1e-6,
         host_link_bytes_per_s=host_link_bytes_per_s(gpu),
     )
 

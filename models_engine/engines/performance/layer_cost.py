@@ -57,6 +57,9 @@ class LayerCost:
     # GPU idle while the host launches the routed experts' kernels (stacks without CUDA
     # graphs over the experts): reported with the kernel launch gaps
     host_wait_s: np.ndarray | float = 0.0
+    # The stack's fixed host time per layer and micro-batch (ComputeProfile.layer_fixed_s):
+    # reported with the stack overhead
+    fixed_s: np.ndarray | float = 0.0
 
     @property
     def total_s(self) -> np.ndarray:
@@ -68,6 +71,7 @@ class LayerCost:
             + self.cp_exposed_s
             + self.ep_exposed_s
             + self.host_wait_s
+            + self.fixed_s
         )
 
 
@@ -267,6 +271,7 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
         cp_comm_s=cp_total,
         ep_comm_s=ep_comm,
         host_wait_s=host_wait,
+        fixed_s=np.full_like(tokens, profile.layer_fixed_s),
     )
 
 

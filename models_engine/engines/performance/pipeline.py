@@ -27,7 +27,7 @@ from models_engine.engines.performance.pipeline_schedule import (
     ends_on_first_rank,
 )
 
-PARTS = ("compute", "recompute", "tp", "cp", "ep", "host")
+PARTS = ("compute", "recompute", "tp", "cp", "ep", "host", "fixed")
 
 
 @dataclass
@@ -50,6 +50,7 @@ def _layers_parts(dense, moe, n_dense, n_moe):
         "cp": n_dense * dense.cp_exposed_s,
         "ep": n_dense * dense.ep_exposed_s,
         "host": n_dense * dense.host_wait_s,
+        "fixed": n_dense * dense.fixed_s,
     }
     if moe is not None:
         parts["compute"] = parts["compute"] + n_moe * (moe.forward_s + moe.backward_s)
@@ -58,6 +59,7 @@ def _layers_parts(dense, moe, n_dense, n_moe):
         parts["cp"] = parts["cp"] + n_moe * moe.cp_exposed_s
         parts["ep"] = parts["ep"] + n_moe * moe.ep_exposed_s
         parts["host"] = parts["host"] + n_moe * moe.host_wait_s
+        parts["fixed"] = parts["fixed"] + n_moe * moe.fixed_s
     return parts
 
 

@@ -65,6 +65,10 @@ def gap_fraction(profile) -> float:
     return dict(profile.losses).get("kernel_launch_gaps", 0.0)
 
 
+def overhead_fraction(profile) -> float:
+    return dict(profile.losses).get("stack_overhead", 0.0)
+
+
 def training_step(shape, cand, profile, topology, context: StepContext) -> StepResult:
     tuning = context.tuning
     dense = layer_cost(shape, cand, profile, topology, moe=False, tuning=tuning)
@@ -112,6 +116,8 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         # GPU idle while the host launches expert kernels (layer_cost.expert_launch_wait_s)
         # is a launch gap too.
         "kernel_launch_gaps": kernel_time * gap_fraction(profile) / scale + pipe.critical["host"],
+        # the stack's fixed host time per layer and micro-batch is overhead too
+        "stack_overhead": kernel_time * overhead_fraction(profile) / scale + pipe.critical["fixed"],
         "tp_comm_exposed": pipe.critical["tp"],
         "cp_comm_exposed": pipe.critical["cp"],
         "ep_comm_exposed": pipe.critical["ep"],
