@@ -12,6 +12,7 @@ MEMORY_COLOURS = {
     "optimizer_states": "#9db9f5",
     "embedding_states": "#667085",
     "activations": "#f79009",
+    "output_logits": "#7a5af8",
     "kv_cache": "#f04438",
     "other": "#98a2b3",
 }
@@ -56,7 +57,7 @@ STEP_PARTS = {
     "compute": ("compute", "#2e5aac"),
     "recompute": ("recompute", "#5b8def"),
     "kernel_launch_gaps": ("kernel launch gaps", "#84adff"),
-    "stack_overhead": ("stack overhead (sync, stragglers)", "#b2ccff"),
+    "stack_overhead": ("stack overhead (sync, stragglers, host time)", "#b2ccff"),
     "tp_comm_exposed": ("exposed TP comm", "#f79009"),
     "cp_comm_exposed": ("exposed CP comm", "#fdb022"),
     "ep_comm_exposed": ("exposed EP comm", "#f04438"),
