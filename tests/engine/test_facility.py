@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from models_engine.spec import SpecValidationError
 from models_engine.validate import validate_design
-from tests.engine.fabric_designs import cluster_facility, design_doc, example_doc
+from tests.engine.fabric_designs import cluster_facility, design_doc, example_doc, site_fabric
 
 
 def _facility(doc, **kwargs) -> dict:
@@ -225,3 +225,20 @@ def test_a_100k_h100_cluster_needs_about_150_mw():
     assert facility.totals.facility_kw / 1000 == pytest.approx(150, rel=0.10)
     assert facility.totals.compute_racks == 12_500 // 2  # 2 x 10.2 kW under 25 kW
     assert facility.primary.power.facility_kw == facility.totals.facility_kw  # one site
+
+
+def test_optics_without_a_published_power_still_draw_power():
+    """At 2,177 DGX H100 in 15 kW racks the hall is long enough for the leaf-spine links to
+    need 2 km FR4 modules, whose catalog entry has no published power. They draw the
+    single-mode estimate as a marked allowance; before, they drew nothing and the site's IT
+    power fell by ~1 MW when three nodes were added (found by the property test above)."""
+    limit = {"rack_power_limit_kw": 15.0}
+    fabric = site_fabric(design_doc(nodes=2177, facility=limit))
+    optics = [line for line in fabric.bom if line.category == "transceiver"]
+    assert optics and all(line.unit_power_max_w for line in optics)
+    fr4 = [line for line in optics if line.catalog_id == "osfp-800g-2xfr4-sm"]
+    assert fr4 and all(line.note.startswith("allowance") for line in fr4)
+    smaller = _facility(design_doc(nodes=2174, facility=limit))["power"]["it_kw"]
+    larger = _facility(design_doc(nodes=2177, facility=limit))["power"]["it_kw"]
+    assert larger["optics"] >= smaller["optics"]
+    assert larger["total"] >= smaller["total"]

@@ -258,11 +258,14 @@ def _module_lines(network: str, catalog, modules: dict[tuple, int]) -> list[dict
         key = (side, speed, fiber, twin, module)
         merged[key] = merged.get(key, 0) + count
     for (side, _speed, _fiber, _twin, module), count in sorted(merged.items(), key=str):
-        note = (
-            None
-            if module.catalog_id
-            else "allowance: no catalog module; power scaled from the 800G module (derived)"
-        )
+        note = None
+        if module.catalog_id is None:
+            note = "allowance: no catalog module; power scaled from the 800G module (derived)"
+        elif module.power_estimated:
+            note = (
+                "allowance: no published power for this module; power scaled from the 800G "
+                "module of its fiber class (derived)"
+            )
         lines.append(
             bom_line(
                 item=f"{network} transceiver ({_SIDE_LABEL[side]}): {module.name}",

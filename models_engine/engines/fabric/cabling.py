@@ -44,6 +44,14 @@ class ModuleChoice:
     power_max_w: float | None
     price_usd: float | None
     reach_m: float
+    # True where the power is the fiber class's estimate, not the module's published figure
+    power_estimated: bool = False
+
+
+def _estimated_power_w(speed_gbps: float, fiber: str) -> float:
+    """FALLBACK_OPTIC_W_PER_GBPS of the fiber class x the module's speed."""
+    watts = FALLBACK_OPTIC_W_PER_GBPS["multimode" if fiber == "multimode" else "single-mode"]
+    return watts * speed_gbps
 
 
 def pick_module(
@@ -52,7 +60,9 @@ def pick_module(
     """The catalog transceiver of this speed and fiber that reaches `reach_m`: the shortest
     reach that does (DR4 100 m before DR4 500 m before 2xFR4 2 km), twin-port preferred when
     asked, DSP modules before linear (LPO) ones, which need a host that drives them. None
-    reaches: a generic module of the IEEE reach class that does, priced by allowance."""
+    reaches: a generic module of the IEEE reach class that does, priced by allowance. A catalog
+    module without a published power draws the fiber class's estimate (an allowance), so no
+    module's power is left out of the facility's IT load."""
     matches = [
         optic
         for optic in catalog.optics.values()
@@ -72,6 +82,18 @@ def pick_module(
     )
     if matches:
         optic = matches[0]
+        if optic.power_w is None:
+            estimate = _estimated_power_w(speed_gbps, fiber)
+            return ModuleChoice(
+                optic.id,
+                optic.name,
+                speed_gbps,
+                estimate,
+                estimate,
+                optic.price_usd,
+                optic.reach_m,
+                power_estimated=True,
+            )
         return ModuleChoice(
             optic.id,
             optic.name,
@@ -81,8 +103,7 @@ def pick_module(
             optic.price_usd,
             optic.reach_m,
         )
-    watts = FALLBACK_OPTIC_W_PER_GBPS["multimode" if fiber == "multimode" else "single-mode"]
-    estimate = watts * speed_gbps
+    estimate = _estimated_power_w(speed_gbps, fiber)
     classes = GENERIC_MODULE_REACH_M[fiber]
     label, reach = next(((lbl, m) for lbl, m in classes if m >= reach_m), classes[-1])
     return ModuleChoice(
