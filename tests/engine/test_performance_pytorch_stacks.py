@@ -299,3 +299,18 @@ def test_tight_memory_is_flagged():
     assert tight.memory.fits and tight.memory.headroom_gib < 0.1 * tight.memory.hbm_capacity_gib
     assert any(w.startswith("memory is tight") for w in tight.warnings)
     assert not any(w.startswith("memory is tight") for w in roomy.warnings)
+
+
+def test_replicated_logits_are_gathered_over_tp_before_the_loss():
+    """KempnerForge's output head gathers the whole logits over the TP ranks (ColwiseParallel,
+    output_layouts Replicate): one all-gather of micro-batch x sequence x vocabulary bf16
+    values per micro-batch, exposed, and the loss then runs over the whole vocabulary."""
+    split = run(llama70b_tp4_fsdp({"name": "torchtitan"}))
+    whole = run(llama70b_tp4_fsdp({"name": "torchtitan", "embedding_tp": "replicated"}))
+    (gather,) = collectives(whole, "tensor parallel (logits for the loss)")
+    assert gather["operation"] == "all_gather"
+    assert gather["size_bytes"] == pytest.approx(2 * 4096 * 128256 * 2, rel=1e-9)
+    assert gather["count_per_step"] == whole["microbatches_per_step"] == 4
+    assert collectives(split, "tensor parallel (logits for the loss)") == []
+    added = whole["breakdown_s"]["tp_comm_exposed"] - split["breakdown_s"]["tp_comm_exposed"]
+    assert added == pytest.approx(gather["time_per_step_s"], rel=1e-6)

@@ -9,6 +9,7 @@ from models_engine.engines.performance.comm_sizes import (
     cp_kv_bytes,
     ep_exchange_bytes,
     ep_local_peers,
+    logits_gather_bytes,
     pp_activation_bytes,
     stride_local,
     tp_activation_bytes,
@@ -90,6 +91,19 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
         else:
             count = (4 + (2 if full else 0)) * per_mb + 2 * m
             entries.append(_entry("tensor parallel", "all_reduce", size, tp, tp, topology, count))
+        if profile.stack.embedding_tp == "replicated":
+            logits = _scalar(logits_gather_bytes(shape, cand))
+            entries.append(
+                _entry(
+                    "tensor parallel (logits for the loss)",
+                    "all_gather",
+                    logits,
+                    tp,
+                    tp,
+                    topology,
+                    m,
+                )
+            )
     if cp > 1:
         kv = _scalar(cp_kv_bytes(shape, cand))
         local = int(min(cp, max(domain // tp, 1)))

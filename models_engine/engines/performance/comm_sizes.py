@@ -17,6 +17,13 @@ def tp_activation_bytes(shape, cand):
     return tokens_per_microbatch(shape, cand) * shape.hidden * ACTIVATION_BYTES
 
 
+def logits_gather_bytes(shape, cand):
+    """The whole bf16 logits of one micro-batch, gathered over the TP ranks for the loss where
+    the stack keeps the vocabulary replicated (software_stack.embedding_tp replicated:
+    KempnerForge's output head, ColwiseParallel with output_layouts Replicate)."""
+    return tokens_per_microbatch(shape, cand) * shape.vocab * ACTIVATION_BYTES
+
+
 def pp_activation_bytes(shape, cand):
     """Activation one GPU sends to the next stage: Megatron's scatter/gather optimisation
     (Narayanan et al. 2021 section 4.1) sends 1/tp of it per TP rank and re-gathers it over

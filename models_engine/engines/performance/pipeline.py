@@ -14,6 +14,7 @@ import numpy as np
 
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import (
+    logits_gather_bytes,
     pp_activation_bytes,
     tokens_per_microbatch,
     tp_activation_bytes,
@@ -77,16 +78,31 @@ def embedding_parts(shape, cand, profile, topology):
     return {"compute": compute, "tp": _tp_one_collective(shape, cand, topology)}
 
 
+def _logits_gather(shape, cand, profile, topology):
+    """The all-gather of the whole logits over the TP ranks before the loss, where the stack
+    keeps the vocabulary replicated (exposed: the loss waits for it; its backward only keeps
+    each rank's slice, no communication)."""
+    if profile.stack.embedding_tp != "replicated":
+        return np.zeros_like(cand.tp)
+    size = logits_gather_bytes(shape, cand)
+    t = collective_time_s("all_gather", size, cand.tp, cand.tp, topology)[0]
+    return np.where(cand.tp > 1, t, 0.0)
+
+
 def head_parts(shape, cand, profile, topology):
     tokens = tokens_per_microbatch(shape, cand)
     vocab = shape.vocab / cand.tp
     # Transformer Engine keeps the output head in BF16 (FP8 covers transformer layers only).
     forward, backward = linear_time_s(tokens, vocab, shape.hidden, profile, fp8=False)
-    loss = hbm_time_s(tokens * vocab * CROSS_ENTROPY_BYTES_PER_LOGIT, profile)
+    # The loss runs over each rank's vocabulary slice, or the whole vocabulary once gathered.
+    replicated = profile.stack.embedding_tp == "replicated"
+    loss_vocab = shape.vocab if replicated else vocab
+    loss = hbm_time_s(tokens * loss_vocab * CROSS_ENTROPY_BYTES_PER_LOGIT, profile)
     norm = hbm_time_s(tokens * shape.hidden * 2 * (2 + 3), profile)
     return {
         "compute": forward + backward + loss + norm,
-        "tp": _tp_one_collective(shape, cand, topology),
+        "tp": _tp_one_collective(shape, cand, topology)
+        + _logits_gather(shape, cand, profile, topology),
     }
 
 
