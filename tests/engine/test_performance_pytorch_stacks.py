@@ -186,11 +186,21 @@ def test_the_cross_entropy_kernel_is_an_eager_pytorch_choice():
     assert "torchtitan" in paths["workload.software_stack.cross_entropy"]
 
 
-def test_a_pipeline_puts_the_logits_on_the_last_stage():
-    """The first stage, whose memory is reported, holds no output head under 1F1B."""
+def test_a_pipeline_reports_the_rank_that_needs_the_most():
+    """With PP the output head, its logits and the loss sit on the last rank, which holds
+    one micro-batch in flight under 1F1B against the first rank's p. With full
+    recomputation (little stored per layer) the logits tip the last rank over the first; with
+    none, the first rank's in-flight activations dominate and no logits are counted there."""
     doc = llama70b_tp4_fsdp({"name": "megatron-core-te-2024"})
     doc["workload"]["parallelism"].update({"pp": 2, "dp": 4, "zero_stage": 1})
-    assert run(doc)["memory"]["per_gpu_gib"]["output_logits"] == 0.0
+    last = run(doc)["memory"]
+    assert last["stage"].startswith("last pipeline stage")
+    logits = 2 * 4096 * 128256 / 4 * 6  # micro-batch 2 x seq x vocab / TP x Megatron's 6 B
+    assert last["per_gpu_gib"]["output_logits"] == pytest.approx(logits / GIB, rel=1e-9)
+    doc["workload"]["parallelism"]["recompute"] = "none"
+    first = run(doc)["memory"]
+    assert first["stage"].startswith("first pipeline stage")
+    assert first["per_gpu_gib"]["output_logits"] == 0.0
 
 
 def test_one_microbatch_holds_no_gradients():

@@ -28,6 +28,7 @@ from models_engine.engines.performance.memory import (
 from models_engine.engines.performance.memory_vector import stored_activation_bytes
 from models_engine.engines.performance.pipeline_schedule import (
     activation_layers,
+    in_flight_microbatches,
     schedule_code,
 )
 from models_engine.engines.performance.shapes import model_shape
@@ -115,10 +116,26 @@ def _activation_layers(workload, layout: Layout) -> float:
     return float(resident_activation_layers(in_flight, largest, layout.activation_offload_layers))
 
 
-def memory_breakdown_gib(
+def _last_stage_activation_layers(workload, layout: Layout) -> float:
+    """Layers' worth of activations the last stage holds: its layers x its in-flight
+    micro-batches under the schedule (one under plain 1F1B)."""
+    first, last = stage_layers(layout, workload.layers)
+    middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
+    microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
+    held = in_flight_microbatches(
+        schedule_code(layout.pipeline_schedule),
+        layout.pp,
+        layout.virtual_stages,
+        microbatches,
+        layout.pp - 1.0,
+    )
+    largest = max(first, last, middle if layout.pp > 2 else 0.0)
+    return float(resident_activation_layers(last * held, largest, layout.activation_offload_layers))
+
+
+def stage_breakdowns_gib(
     workload,
     layout: Layout,
-    parallelism=None,  # kept for callers; the layout carries the stage split
     *,
     attention_kernel: str = "unfused",
     gradient_bytes: int = GRADIENT_BYTES_PER_PARAM,
@@ -130,16 +147,15 @@ def memory_breakdown_gib(
     fp8_saved_inputs: bool = False,
     embedding_tp: str = "vocab_parallel",
     loss_logits_bytes: float = MEGATRON_LOSS_LOGITS_BYTES,
-) -> dict[str, float]:
-    """GiB per GPU on the first pipeline stage (it holds the embedding) with the activations
-    of the busiest stage under the layout's schedule, and the loss's transient over the
-    output logits where that rank holds the output head. Embedding states are kept apart:
-    published per-GPU figures (Korthikanti Fig. 1) count the transformer layers only. ZeRO
-    shards over the shard group (default: the data-parallel x context-parallel ranks,
-    Megatron's distributed optimizer group)."""
+) -> tuple[dict[str, float], dict[str, float] | None]:
+    """GiB per GPU on the first pipeline rank (it holds the embedding) with the activations
+    of the busiest stage under the layout's schedule, and on the last rank where it holds the
+    output head alone (its layers, the head, its own in-flight activations); each with the
+    loss's transient over the output logits where it holds the head. Embedding states are
+    kept apart: published per-GPU figures (Korthikanti Fig. 1) count the transformer layers
+    only. ZeRO shards over the shard group (default: the data-parallel x context-parallel
+    ranks, Megatron's distributed optimizer group)."""
     zero = _zero_stage(layout.zero_stage)
-    indices = _rank_layer_indices(workload, layout)
-    dense, expert = stage_params(workload, layout, indices)
     shard = layout.shard_group_size or layout.dp * layout.cp
     shape, tuning = model_shape(workload), tuning_of(workload)
     bytes_per_param = {
@@ -154,30 +170,6 @@ def memory_breakdown_gib(
         **state_shares(shape, tuning),
         "held_gradients": held,
     }
-    dense_states = model_state_bytes(params_on_gpu=dense, dp=shard, zero_stage=zero, **precision)
-    # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
-    expert_dp = layout.expert_dp
-    expert_states = model_state_bytes(
-        params_on_gpu=expert, dp=expert_dp, zero_stage=zero, **precision
-    )
-    weights, gradients, optimizer = (
-        d + e for d, e in zip(dense_states, expert_states, strict=True)
-    )
-    holds_head = layout.pp == 1 or layout.pipeline_schedule in ("zb-v", "dualpipe")
-    embedding_copies = 2 if (holds_head and not workload.tied_embeddings) else 1
-    embedding_params = embedding_params_per_gpu(
-        workload.vocab_size, workload.hidden_size, layout.tp, embedding_copies, embedding_tp
-    )
-    embedding = sum(
-        model_state_bytes(
-            params_on_gpu=embedding_params,
-            dp=shard,
-            zero_stage=zero,
-            **state_precision(**bytes_per_param),
-            trained_share=embedding_trained_share(shape, tuning, embedding_copies),
-            held_gradients=held,
-        )
-    )
     # One owner of the stored bytes per layer: the search's (memory_vector), on this layout.
     per_layer = float(
         stored_activation_bytes(
@@ -189,17 +181,77 @@ def memory_breakdown_gib(
         )[0]
     )
     tokens = workload.sequence_length / layout.cp * layout.micro_batch_size
-    logits = output_logits_bytes(
-        tokens, workload.vocab_size, layout.tp, embedding_tp, loss_logits_bytes
+    logits = float(
+        output_logits_bytes(tokens, workload.vocab_size, layout.tp, embedding_tp, loss_logits_bytes)
     )
-    return {
-        "weights": weights / GIB,
-        "gradients": gradients / GIB,
-        "optimizer_states": optimizer / GIB,
-        "embedding_states": embedding / GIB,
-        "activations": per_layer * _activation_layers(workload, layout) / GIB,
-        "output_logits": float(logits) / GIB if holds_head else 0.0,
-    }
+
+    def stage(indices, embedding_params, embedding_share, activation_layers_, loss):
+        dense, expert = stage_params(workload, layout, indices)
+        dense_states = model_state_bytes(
+            params_on_gpu=dense, dp=shard, zero_stage=zero, **precision
+        )
+        # Expert weights are replicated over dp / ep ranks only (expert data parallelism).
+        expert_states = model_state_bytes(
+            params_on_gpu=expert, dp=layout.expert_dp, zero_stage=zero, **precision
+        )
+        weights, gradients, optimizer = (
+            d + e for d, e in zip(dense_states, expert_states, strict=True)
+        )
+        embedding = sum(
+            model_state_bytes(
+                params_on_gpu=embedding_params,
+                dp=shard,
+                zero_stage=zero,
+                **state_precision(**bytes_per_param),
+                trained_share=embedding_share,
+                held_gradients=held,
+            )
+        )
+        return {
+            "weights": weights / GIB,
+            "gradients": gradients / GIB,
+            "optimizer_states": optimizer / GIB,
+            "embedding_states": embedding / GIB,
+            "activations": per_layer * activation_layers_ / GIB,
+            "output_logits": loss / GIB,
+        }
+
+    holds_head = layout.pp == 1 or layout.pipeline_schedule in ("zb-v", "dualpipe")
+    embedding_copies = 2 if (holds_head and not workload.tied_embeddings) else 1
+    first = stage(
+        _rank_layer_indices(workload, layout),
+        embedding_params_per_gpu(
+            workload.vocab_size, workload.hidden_size, layout.tp, embedding_copies, embedding_tp
+        ),
+        embedding_trained_share(shape, tuning, embedding_copies),
+        _activation_layers(workload, layout),
+        logits if holds_head else 0.0,
+    )
+    if holds_head:
+        return first, None
+    _, last_layers = stage_layers(layout, workload.layers)
+    last_count = math.ceil(last_layers)
+    last = stage(
+        range(workload.layers - last_count, workload.layers),
+        workload.vocab_size * workload.hidden_size / layout.tp,  # the head (a tied copy too)
+        0.0 if tuning.adapters else 1.0,
+        _last_stage_activation_layers(workload, layout),
+        logits,
+    )
+    return first, last
+
+
+def memory_breakdown_gib(
+    workload,
+    layout: Layout,
+    parallelism=None,  # kept for callers; the layout carries the stage split
+    **stack_args,
+) -> dict[str, float]:
+    """GiB per GPU on the pipeline rank that needs the most (stage_breakdowns_gib)."""
+    first, last = stage_breakdowns_gib(workload, layout, **stack_args)
+    if last is not None and sum(last.values()) > sum(first.values()):
+        return last
+    return first
 
 
 def inference_memory_gib(workload, layout: Layout) -> dict[str, float]:
@@ -305,6 +357,32 @@ def choose_layout(spec, hbm_capacity_gib: float, gpu=None, **stack_args) -> Layo
     return candidates[-1]
 
 
+FIRST_STAGE = (
+    "first pipeline stage's states (embedding) + the busiest stage's in-flight activations "
+    "under the pipeline schedule + the loss's transient over the output logits where that "
+    "stage holds the head"
+)
+LAST_STAGE = (
+    "last pipeline stage (output head): its states + its in-flight activations under the "
+    "pipeline schedule + the loss's transient over the output logits, more than the first "
+    "stage's"
+)
+
+
+def _peak_breakdown(spec, layout: Layout, gpu, stack_args: dict) -> tuple[dict, str]:
+    """The breakdown of the rank that needs the most, and which rank that is."""
+    if spec.workload.kind == "inference":
+        return inference_memory_gib(spec.workload, layout), (
+            "one model replica shard (weights + KV cache)"
+        )
+    first, last = stage_breakdowns_gib(
+        spec.workload, layout, fp8_weights=trains_in_fp8(spec.workload, gpu), **stack_args
+    )
+    if last is not None and sum(last.values()) > sum(first.values()):
+        return last, LAST_STAGE
+    return first, FIRST_STAGE
+
+
 def evaluate_memory(spec, gpu, layout: Layout | None = None, stack=None) -> dict:
     """Memory per GPU of `layout` (default: the spec's layout, or for `auto` the least
     model-parallel one that fits). `stack`: the SoftwareStack the step was modelled with
@@ -312,15 +390,8 @@ def evaluate_memory(spec, gpu, layout: Layout | None = None, stack=None) -> dict
     capacity = gpu.hbm_capacity_gib
     stack_args = _memory_stack(spec, gpu, stack)
     layout = layout or choose_layout(spec, capacity, gpu, **stack_args)
-    breakdown = breakdown_for(spec, layout, gpu, **stack_args)
+    breakdown, stage = _peak_breakdown(spec, layout, gpu, stack_args)
     total = sum(breakdown.values())
-    stage = (
-        "one model replica shard (weights + KV cache)"
-        if spec.workload.kind == "inference"
-        else "first pipeline stage's states (embedding) + the busiest stage's in-flight "
-        "activations under the pipeline schedule + the loss's transient over the output "
-        "logits where that stage holds the head"
-    )
     return {
         "layout": layout.as_dict(),
         "memory": {

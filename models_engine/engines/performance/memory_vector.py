@@ -26,7 +26,21 @@ from models_engine.engines.performance.pipeline_schedule import (
     DUALPIPE,
     activation_layers,
     ends_on_first_rank,
+    in_flight_microbatches,
 )
+
+
+def _params_of(shape, cand, layers, moe_layers):
+    """(dense, expert) parameters on one GPU for `layers` transformer layers, `moe_layers` of
+    them MoE."""
+    dense_layer = shape.attention_params() + shape.dense_mlp_params() + 2 * shape.hidden
+    moe_dense = shape.attention_params() + 2 * shape.hidden
+    moe_dense = moe_dense + shape.shared_experts * shape.expert_params()
+    moe_dense = moe_dense + shape.hidden * shape.experts  # router
+    routed = shape.experts * shape.expert_params()
+    dense = ((layers - moe_layers) * dense_layer + moe_layers * moe_dense) / cand.tp
+    expert = moe_layers * routed / cand.ep / cand.etp
+    return dense, expert
 
 
 def _rank_params(shape, cand):
@@ -37,15 +51,13 @@ def _rank_params(shape, cand):
     dual = (cand.schedule == DUALPIPE) & (cand.pp > 1)
     last = np.where(dual, cand.last_layers, 0.0)
     last_moe = shape.moe_layers_in(last, first_stage=False)
-    dense_layer = shape.attention_params() + shape.dense_mlp_params() + 2 * shape.hidden
-    moe_dense = shape.attention_params() + 2 * shape.hidden
-    moe_dense = moe_dense + shape.shared_experts * shape.expert_params()
-    moe_dense = moe_dense + shape.hidden * shape.experts  # router
-    routed = shape.experts * shape.expert_params()
-    layers, moe_layers = first + last, n_moe + last_moe
-    dense = ((layers - moe_layers) * dense_layer + moe_layers * moe_dense) / cand.tp
-    expert = moe_layers * routed / cand.ep / cand.etp
-    return dense, expert
+    return _params_of(shape, cand, first + last, n_moe + last_moe)
+
+
+def _last_rank_params(shape, cand):
+    """(dense, expert) parameters on one GPU of the last pipeline rank."""
+    last = np.ceil(cand.last_layers)
+    return _params_of(shape, cand, last, shape.moe_layers_in(last, first_stage=False))
 
 
 def stored_activation_bytes(
@@ -85,50 +97,66 @@ def training_memory_gib(
     embedding_tp: str = "vocab_parallel",
     loss_logits_bytes: float = MEGATRON_LOSS_LOGITS_BYTES,
 ) -> dict:
-    """GiB per GPU on the first pipeline stage, per candidate (dict of arrays). `tuning`:
-    which weights train (fine_tuning.py): only they keep gradients and optimizer states.
-    Where that rank holds the output head, the loss's transient over the logits
-    (memory.output_logits_bytes) peaks with the stored activations."""
-    dense, expert = _rank_params(shape, cand)
-    shard = cand.shard
+    """GiB per GPU on the pipeline rank with the most, per candidate (dict of arrays): the
+    first rank (embedding, the busiest stage's in-flight activations) or, where the last rank
+    holds the output head alone, the last (its layers, the head, its own in-flight
+    activations and the loss's transient over the logits, memory.output_logits_bytes, which
+    peaks with the stored activations). `tuning`: which weights train (fine_tuning.py): only
+    they keep gradients and optimizer states."""
+    microbatches = shape.global_batch / (cand.dp * cand.mbs)
+    held = holds_unsharded_gradients(cand.zero, microbatches, fsdp_grad_sync)
     bytes_per_param = {
         "gradient_bytes": gradient_bytes,
         "fp32_master_params": fp32_master_params,
         "bf16_master": bf16_master,
     }
-    microbatches = shape.global_batch / (cand.dp * cand.mbs)
-    held = holds_unsharded_gradients(cand.zero, microbatches, fsdp_grad_sync)
     precision = {
         **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
         "held_gradients": held,
     }
-    dense_states = model_state_bytes(
-        params_on_gpu=dense, dp=shard, zero_stage=cand.zero, **precision
-    )
-    expert_dp = np.maximum(1, np.floor(cand.expert_replicas))
-    expert_states = model_state_bytes(
-        params_on_gpu=expert, dp=expert_dp, zero_stage=cand.zero, **precision
-    )
-    holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
-    copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
-    embedding_params = embedding_params_per_gpu(
-        shape.vocab, shape.hidden, cand.tp, copies, embedding_tp
-    )
-    embedding = sum(
-        model_state_bytes(
-            params_on_gpu=embedding_params,
-            dp=shard,
-            zero_stage=cand.zero,
-            **state_precision(**bytes_per_param),
-            trained_share=embedding_trained_share(shape, tuning, copies),
-            held_gradients=held,
-        )
-    )
+    embedding_precision = {**state_precision(**bytes_per_param), "held_gradients": held}
     per_layer = stored_activation_bytes(
         shape, cand, attention_kernel, selective_recompute, fp8_saved_inputs
     )
-    in_flight = activation_layers(
+    tokens = shape.seq_len / cand.cp * cand.mbs
+    logits = output_logits_bytes(tokens, shape.vocab, cand.tp, embedding_tp, loss_logits_bytes)
+
+    def stage(params, embedding_params, embedding_share, activation_layers_, loss):
+        dense, expert = params
+        dense_states = model_state_bytes(
+            params_on_gpu=dense, dp=cand.shard, zero_stage=cand.zero, **precision
+        )
+        expert_states = model_state_bytes(
+            params_on_gpu=expert,
+            dp=np.maximum(1, np.floor(cand.expert_replicas)),
+            zero_stage=cand.zero,
+            **precision,
+        )
+        embedding = sum(
+            model_state_bytes(
+                params_on_gpu=embedding_params,
+                dp=cand.shard,
+                zero_stage=cand.zero,
+                trained_share=embedding_share,
+                **embedding_precision,
+            )
+        )
+        layers = resident_activation_layers(
+            activation_layers_, cand.largest_stage_layers, cand.offload
+        )
+        return {
+            "weights": (dense_states[0] + expert_states[0]) / GIB,
+            "gradients": (dense_states[1] + expert_states[1]) / GIB,
+            "optimizer_states": (dense_states[2] + expert_states[2]) / GIB,
+            "embedding_states": embedding / GIB,
+            "activations": per_layer * layers / GIB,
+            "output_logits": loss / GIB,
+        }
+
+    holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
+    copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
+    busiest = activation_layers(
         cand.schedule,
         cand.pp,
         cand.vp,
@@ -137,17 +165,25 @@ def training_memory_gib(
         cand.middle_layers,
         cand.last_layers,
     )
-    layers = resident_activation_layers(in_flight, cand.largest_stage_layers, cand.offload)
-    tokens = shape.seq_len / cand.cp * cand.mbs
-    logits = output_logits_bytes(tokens, shape.vocab, cand.tp, embedding_tp, loss_logits_bytes)
-    return {
-        "weights": (dense_states[0] + expert_states[0]) / GIB,
-        "gradients": (dense_states[1] + expert_states[1]) / GIB,
-        "optimizer_states": (dense_states[2] + expert_states[2]) / GIB,
-        "embedding_states": embedding / GIB,
-        "activations": per_layer * layers / GIB,
-        "output_logits": np.where(holds_head, logits, 0.0) / GIB,
-    }
+    first = stage(
+        _rank_params(shape, cand),
+        embedding_params_per_gpu(shape.vocab, shape.hidden, cand.tp, copies, embedding_tp),
+        embedding_trained_share(shape, tuning, copies),
+        busiest,
+        np.where(holds_head, logits, 0.0),
+    )
+    last_in_flight = cand.last_layers * in_flight_microbatches(
+        cand.schedule, cand.pp, cand.vp, microbatches, cand.pp - 1.0
+    )
+    last = stage(
+        _last_rank_params(shape, cand),
+        shape.vocab * shape.hidden / cand.tp,  # the output head (a tied one's copy too)
+        0.0 if tuning.adapters else 1.0,
+        last_in_flight,
+        logits,
+    )
+    on_last = ~holds_head & (total_gib(last) > total_gib(first))
+    return {key: np.where(on_last, last[key], first[key]) for key in first}
 
 
 def total_gib(parts: dict) -> np.ndarray:
