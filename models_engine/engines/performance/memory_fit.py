@@ -99,38 +99,21 @@ def _rank_layer_indices(workload, layout: Layout) -> list[int]:
     return indices
 
 
-def _activation_layers(workload, layout: Layout) -> float:
+def _activation_layers(workload, layout: Layout, rank: str = "busiest") -> float:
+    """Layers' worth of one micro-batch's activations a rank holds under the schedule: the
+    busiest stage's (pipeline_schedule.activation_layers), or the last stage's own (its
+    layers x its in-flight micro-batches, one under plain 1F1B)."""
     first, last = stage_layers(layout, workload.layers)
     middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
     microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
-    in_flight = activation_layers(
-        schedule_code(layout.pipeline_schedule),
-        layout.pp,
-        layout.virtual_stages,
-        microbatches,
-        first,
-        middle,
-        last,
-    )
+    schedule = schedule_code(layout.pipeline_schedule)
+    p, v = layout.pp, layout.virtual_stages
+    if rank == "last":
+        in_flight = last * in_flight_microbatches(schedule, p, v, microbatches, p - 1.0)
+    else:
+        in_flight = activation_layers(schedule, p, v, microbatches, first, middle, last)
     largest = max(first, last, middle if layout.pp > 2 else 0.0)
     return float(resident_activation_layers(in_flight, largest, layout.activation_offload_layers))
-
-
-def _last_stage_activation_layers(workload, layout: Layout) -> float:
-    """Layers' worth of activations the last stage holds: its layers x its in-flight
-    micro-batches under the schedule (one under plain 1F1B)."""
-    first, last = stage_layers(layout, workload.layers)
-    middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
-    microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
-    held = in_flight_microbatches(
-        schedule_code(layout.pipeline_schedule),
-        layout.pp,
-        layout.virtual_stages,
-        microbatches,
-        layout.pp - 1.0,
-    )
-    largest = max(first, last, middle if layout.pp > 2 else 0.0)
-    return float(resident_activation_layers(last * held, largest, layout.activation_offload_layers))
 
 
 def stage_breakdowns_gib(
@@ -235,7 +218,7 @@ def stage_breakdowns_gib(
         range(workload.layers - last_count, workload.layers),
         workload.vocab_size * workload.hidden_size / layout.tp,  # the head (a tied copy too)
         0.0 if tuning.adapters else 1.0,
-        _last_stage_activation_layers(workload, layout),
+        _activation_layers(workload, layout, rank="last"),
         logits,
     )
     return first, last
