@@ -132,23 +132,20 @@ class SoftwareStackChoice(SpecModel):
     )
 
     @model_validator(mode="after")
-    def _compile_applies_to_pytorch(self) -> SoftwareStackChoice:
+    def _pytorch_choices_apply_to_pytorch(self) -> SoftwareStackChoice:
+        """torch.compile and the cross-entropy kernel are choices of the eager PyTorch stacks
+        only; Megatron and JAX stacks compile nothing and use their own loss."""
         issues = RuleViolations()
-        if self.compiled and self.name not in COMPILABLE_STACKS:
-            issues.add(
-                "compiled",
-                f"torch.compile applies to the eager PyTorch stacks "
-                f"({', '.join(COMPILABLE_STACKS)}), not to {self.name}; set name to one of "
-                "them or leave compiled unset",
-                {"name_one_of": list(COMPILABLE_STACKS)},
-            )
-        if self.cross_entropy is not None and self.name not in COMPILABLE_STACKS:
-            issues.add(
-                "cross_entropy",
-                f"the cross-entropy kernel is a choice of the eager PyTorch stacks "
-                f"({', '.join(COMPILABLE_STACKS)}); {self.name} uses its own loss; set name to "
-                "one of them or leave cross_entropy unset",
-                {"name_one_of": list(COMPILABLE_STACKS)},
-            )
+        chosen = {"compiled": bool(self.compiled), "cross_entropy": self.cross_entropy is not None}
+        if self.name not in COMPILABLE_STACKS:
+            for field, is_set in chosen.items():
+                if is_set:
+                    issues.add(
+                        field,
+                        f"{field} applies to the eager PyTorch stacks "
+                        f"({', '.join(COMPILABLE_STACKS)}), not to {self.name}; set name to one "
+                        f"of them or leave {field} unset",
+                        {"name_one_of": list(COMPILABLE_STACKS)},
+                    )
         issues.raise_if_any()
         return self

@@ -431,3 +431,23 @@ def test_design_names_are_plain_text_in_chart_labels():
     label = plain_label('<a href="https://evil.example">Design</a> <b>x</b> a<b')
     assert "<" not in label and ">" not in label and "href" not in label
     assert label.startswith("Design")
+
+
+def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(client, world):
+    """The cross-entropy kernel is an eager PyTorch choice: on a Megatron stack the API answers
+    400 naming workload.software_stack.cross_entropy and the stacks it applies to, and no
+    design is created."""
+
+    client.force_login(world["alice"])
+    spec = example_spec()
+    spec["workload"]["software_stack"] = {"name": "megatron-core-te-2024", "cross_entropy": "bf16"}
+    before = Design.objects.count()
+    response = client.post(
+        "/api/designs/",
+        {"project": world["own"]["project"], "name": "wrong stack", "spec": spec},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    (message,) = response.json()["spec.workload.software_stack.cross_entropy"]
+    assert "torchtitan" in message
+    assert Design.objects.count() == before
