@@ -19,8 +19,9 @@ from .registry import Case
 # The systems the sources ran on: node size, scale-out NICs and the NVLink domain.
 # DGX A100 (Selene): 8 x ConnectX-6 HDR 200 Gb/s; DGX H100 / B200: 8 x ConnectX-7 400 Gb/s
 # (dgxc-benchmarking README reference architectures); GB200 NVL72 tray: 4 GPUs, 1 x CX-7 400G
-# per GPU; GB300 NVL72 tray: 1 x CX-8 800G per GPU (same README); Meta Grand Teton (Llama 3
-# paper Sec. 3.3.1): 8 H100 per server, 400 Gb/s RoCE per GPU. Kempner Institute H200 nodes
+# per GPU; GB300 NVL72 tray: 1 x CX-8 800G per GPU, DGX B300: 8 x CX-8 800G (same README);
+# Meta Grand Teton (Llama 3 paper Sec. 3.3.1): 8 H100 per server, 400 Gb/s RoCE per GPU.
+# Kempner Institute H200 nodes
 # (KempnerForge benchmark reports): 4 H200 SXM per node joined by NVLink, the 4-GPU HGX board
 # whose GPUs link point to point (no NVSwitch: a mesh, 6 of each GPU's 18 links per peer),
 # InfiniBand NDR between nodes; the NIC count is not printed: one 400G NIC per
@@ -36,6 +37,13 @@ SYSTEMS: dict[str, dict[str, Any]] = {
         "nics": 8,
     },
     "dgx-b200": {"gpus_per_node": 8, "nic_sku": "cx7-ndr-400g", "nic_gbps": 400, "nics": 8},
+    "dgx-b300": {
+        "gpus_per_node": 8,
+        "nic_sku": "cx8-xdr-800g",
+        "nic_gbps": 800,
+        "nics": 8,
+        "technology": "infiniband-xdr",
+    },
     "gb200-nvl72": {"gpus_per_node": 4, "nic_sku": "cx7-ndr-400g", "nic_gbps": 400, "nics": 4},
     "kempner-h200": {
         "gpus_per_node": 4,

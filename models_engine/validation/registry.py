@@ -29,6 +29,7 @@ SYSTEMS = (
     "dgx-a100",
     "dgx-h100",
     "dgx-b200",
+    "dgx-b300",
     "gb200-nvl72",
     "gb300-nvl72",
     "grand-teton-h100",

@@ -47,10 +47,10 @@ def host_wait_s(result: dict) -> float:
 def test_many_small_local_experts_wait_for_the_host(qwen_b200):
     result = run(qwen_b200)
     wait = host_wait_s(result)
-    # MXFP8 GEMM calls pay their fitted fixed time on the GPU (compute_profile gemm_fixed_s) and
-    # every GEMM kernel its measured 2.9 us (efficiency_data.GEMM_KERNEL_FIXED_US), so part of
-    # the experts' host time hides behind them: 5.8 % of the step remains.
-    assert wait > 0.05 * result["step_time_s"]
+    # MXFP8 GEMM calls pay their fitted fixed time on the GPU (compute_profile gemm_fixed_s,
+    # 37 us) and every GEMM kernel its measured 2.9 us (efficiency_data.GEMM_KERNEL_FIXED_US),
+    # so most of the experts' host time hides behind them: 1.4 % of the step remains.
+    assert wait > 0.01 * result["step_time_s"]
     # The breakdown still adds up to the step.
     assert sum(result["breakdown_s"].values()) == pytest.approx(result["step_time_s"], rel=1e-6)
 

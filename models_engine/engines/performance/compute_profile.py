@@ -368,7 +368,9 @@ def _named_losses(
     if serving:
         return ()
     gaps = kernels["launch_gap"] if stack.launch_gaps else 0.0
-    overhead = fitted.get(f"overhead_{precision}", fitted["overhead"])
+    overhead = fitted["overhead"]
+    if precision in LOW_PRECISIONS:
+        overhead = fitted.get("overhead_low_precision", overhead)
     if stack.compiled and stack.compilable:
         gaps, overhead = compiled_losses(gaps, overhead)
     return (("kernel_launch_gaps", gaps), ("stack_overhead", overhead))
