@@ -24,6 +24,9 @@ StackName = Literal[
 # The eager PyTorch stacks, the ones torch.compile changes (mirrored by stacks.py's
 # `compilable`; a test checks it).
 COMPILABLE_STACKS = ("torchtitan", "mosaic-composer-fsdp")
+# The Megatron-Core stacks with the combined 1F1B schedule that overlaps the expert
+# all-to-all (mirrored by stacks.py's `combined_1f1b`; a test checks it).
+COMBINED_1F1B_STACKS = ("megatron-core-te-2024", "nemo-2025-blackwell", "nemo-2025-moe-eager")
 
 
 class SoftwareStackChoice(SpecModel):
@@ -71,6 +74,20 @@ class SoftwareStackChoice(SpecModel):
             "routed expert, also between nodes) or deepep (DeepEP: one copy per destination "
             "node over the network, forwarded to the experts' GPUs over NVLink, and one copy "
             "per destination GPU inside an NVLink domain); null = the stack's."
+        ),
+    )
+    ep_comm_overlap: bool | None = spec_field(
+        None,
+        unit="boolean",
+        description=(
+            "MoE: Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm, "
+            "Megatron-Bridge moe_a2a_overlap; stacks "
+            + ", ".join(COMBINED_1F1B_STACKS)
+            + "): the forward of one micro-batch runs beside the backward of another, each "
+            "hiding the other's expert all-to-all; the warm-up forwards and cool-down "
+            "backwards stay exposed. Needs pipeline_schedule 1f1b with pp 1 or "
+            "virtual_stages > 1; null or false = the all-to-all is exposed (DualPipe overlaps "
+            "it by its own schedule)."
         ),
     )
     fsdp_grad_sync: Literal["every_microbatch", "last_microbatch"] | None = spec_field(
@@ -132,9 +149,10 @@ class SoftwareStackChoice(SpecModel):
     )
 
     @model_validator(mode="after")
-    def _pytorch_choices_apply_to_pytorch(self) -> SoftwareStackChoice:
+    def _stack_choices_apply_to_their_stacks(self) -> SoftwareStackChoice:
         """torch.compile and the cross-entropy kernel are choices of the eager PyTorch stacks
-        only; Megatron and JAX stacks compile nothing and use their own loss."""
+        only (Megatron and JAX stacks compile nothing and use their own loss); the expert
+        all-to-all overlap is Megatron-Core's."""
         issues = RuleViolations()
         chosen = {"compiled": bool(self.compiled), "cross_entropy": self.cross_entropy is not None}
         if self.name not in COMPILABLE_STACKS:
@@ -147,5 +165,14 @@ class SoftwareStackChoice(SpecModel):
                         f"of them or leave {field} unset",
                         {"name_one_of": list(COMPILABLE_STACKS)},
                     )
+        combined = (*COMBINED_1F1B_STACKS, "auto")
+        if self.ep_comm_overlap and self.name not in combined:
+            issues.add(
+                "ep_comm_overlap",
+                f"ep_comm_overlap is Megatron-Core's combined 1F1B "
+                f"({', '.join(COMBINED_1F1B_STACKS)}), not {self.name}'s; set name to one of "
+                "them or leave ep_comm_overlap unset",
+                {"name_one_of": list(combined)},
+            )
         issues.raise_if_any()
         return self

@@ -510,8 +510,30 @@ class Workload(SpecModel):
         self._check_fine_tuning(issues)
         if isinstance(self.parallelism, Parallelism):
             check_parallel_layout(self, self.parallelism, issues)
+        self._check_expert_overlap(issues)
         issues.raise_if_any()
         return self
+
+    def _check_expert_overlap(self, issues: RuleViolations) -> None:
+        """Megatron-Core's combined 1F1B pairs micro-batches of an MoE model, with no pipeline
+        or an interleaved one (pipeline_parallel/combined_1f1b.py)."""
+        if not self.software_stack.ep_comm_overlap:
+            return
+        field = "software_stack.ep_comm_overlap"
+        if self.moe is None:
+            issues.add(field, "overlaps the expert all-to-all: set workload.moe or leave it unset")
+        layout = self.parallelism
+        if layout == "auto":
+            return
+        interleaved_or_flat = layout.pp == 1 or layout.virtual_stages > 1
+        if layout.pipeline_schedule != "1f1b" or not interleaved_or_flat:
+            issues.add(
+                field,
+                "Megatron-Core's combined 1F1B runs with pipeline_schedule '1f1b' and either "
+                f"pp 1 or virtual_stages > 1 (here pp {layout.pp}, virtual_stages "
+                f"{layout.virtual_stages}, '{layout.pipeline_schedule}')",
+                {"pipeline_schedule": "1f1b", "pp": 1, "virtual_stages_gt": 1},
+            )
 
     def _check_shape(self, issues: RuleViolations) -> None:
         heads, kv = self.attention_heads, self.kv_heads_effective

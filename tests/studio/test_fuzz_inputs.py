@@ -433,14 +433,25 @@ def test_design_names_are_plain_text_in_chart_labels():
     assert label.startswith("Design")
 
 
-def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(client, world):
-    """The cross-entropy kernel is an eager PyTorch choice: on a Megatron stack the API answers
-    400 naming workload.software_stack.cross_entropy and the stacks it applies to, and no
-    design is created."""
+@pytest.mark.parametrize(
+    ("stack", "field", "named"),
+    [
+        # the cross-entropy kernel is an eager PyTorch choice
+        ({"name": "megatron-core-te-2024", "cross_entropy": "bf16"}, "cross_entropy", "torchtitan"),
+        # the expert all-to-all overlap is Megatron-Core's combined 1F1B
+        ({"name": "torchtitan", "ep_comm_overlap": True}, "ep_comm_overlap", "megatron-core"),
+    ],
+)
+def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(
+    client, world, stack, field, named
+):
+    """A stack option on a stack that does not have it: the API answers 400 naming
+    workload.software_stack.<option> and the stacks it applies to, and no design is
+    created."""
 
     client.force_login(world["alice"])
     spec = example_spec()
-    spec["workload"]["software_stack"] = {"name": "megatron-core-te-2024", "cross_entropy": "bf16"}
+    spec["workload"]["software_stack"] = stack
     before = Design.objects.count()
     response = client.post(
         "/api/designs/",
@@ -448,6 +459,6 @@ def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(cl
         content_type="application/json",
     )
     assert response.status_code == 400
-    (message,) = response.json()["spec.workload.software_stack.cross_entropy"]
-    assert "torchtitan" in message
+    (message,) = response.json()[f"spec.workload.software_stack.{field}"]
+    assert named in message
     assert Design.objects.count() == before

@@ -76,6 +76,12 @@ class SoftwareStack:
     # "deepep" (one copy per destination node across the network, one per destination GPU inside
     # an NVLink domain; comm_sizes.ep_dispatch_scale)
     ep_dispatcher: str = "all_to_all"
+    # Megatron-Core's combined 1F1B: the forward of one micro-batch runs beside the backward
+    # of another, each hiding the other's expert all-to-all (--overlap-moe-expert-parallel-
+    # comm, Megatron-Core 0.14); `combined_1f1b` where the stack has it, `ep_comm_overlap`
+    # where the run turns it on (pipeline_schedule.paired_expert_comm_share)
+    combined_1f1b: bool = False
+    ep_comm_overlap: bool = False
     # Eager PyTorch stacks torch.compile applies to, and whether this run compiles
     # (stacks.COMPILE_SPEEDUP)
     compilable: bool = False
@@ -109,6 +115,11 @@ class SoftwareStack:
     # bf16 or fused); Megatron's vocab-parallel loss otherwise
     loss_logits_bytes: float = 6.0
     cross_entropy: str = "vocab_parallel"
+
+    @property
+    def overlaps_expert_comm(self) -> bool:
+        """ep_comm_overlap asked for on a stack that has Megatron-Core's combined 1F1B."""
+        return self.ep_comm_overlap and self.combined_1f1b
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,7 @@ def _stack(name: str, choice) -> SoftwareStack:
         "tp_comm_overlap",
         "dp_comm_overlap",
         "ep_dispatcher",
+        "ep_comm_overlap",
         "compiled",
         "fsdp_grad_sync",
         "embedding_tp",
@@ -264,6 +276,11 @@ def compute_profile(
     kernels = _kernels(gpu, entry, overrides)
     stack = resolve_stack(gpu, stack_choice)
     fitted, warnings = _stack_losses(stack.name, entry["generation"])
+    if stack.ep_comm_overlap and not stack.combined_1f1b:
+        warnings += (
+            f"ep_comm_overlap asks for Megatron-Core's combined 1F1B, which {stack.name} does "
+            "not have: the expert all-to-all stays exposed",
+        )
     precision, fallback = _supported_precision(gpu, precision)
     gemm = kernels["gemm"]
     bandwidth = gpu.hbm_bandwidth_tbytes_per_s * TERA

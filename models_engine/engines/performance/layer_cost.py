@@ -33,6 +33,10 @@ from models_engine.engines.performance.kernels import (
     linear_time_s,
     unfused_attention_time_s,
 )
+from models_engine.engines.performance.pipeline_schedule import (
+    combined_1f1b_allowed,
+    combined_1f1b_unpaired_share,
+)
 
 # Share of an overlapped collective's time that still lands on the critical path: NCCL and
 # userbuffers kernels take SMs and HBM bandwidth from the GEMM they hide behind (NCCL uses
@@ -208,6 +212,28 @@ def _cp_comm(shape, cand, topology, attention_forward, attention_backward):
     )
 
 
+def combined_1f1b_ep_exposed_s(shape, cand, profile, ep_comm, forward_blocks, backward_blocks):
+    """Exposed expert all-to-all of one MoE layer per micro-batch. Under Megatron-Core's
+    combined 1F1B (software_stack.ep_comm_overlap) the forward of one micro-batch runs beside
+    the backward of another, sub-module against sub-module (Megatron-Core
+    pipeline_parallel/combined_1f1b.py, the 1F1B A2A overlap of MCore 0.14): forward
+    dispatch under the other's expert backward, forward experts over its dispatch backward,
+    forward combine under its attention backward, forward attention over its combine
+    backward. Each of the four all-to-alls hides only behind the compute it is paired with;
+    the hidden part still costs the SMs its kernels take (OVERLAP_SLOWDOWN). The warm-up
+    forwards and cool-down backwards have no partner (pipeline_schedule). `forward_blocks` /
+    `backward_blocks`: (attention block, experts) times of the layer."""
+    (attn_f, experts_f), (attn_b, experts_b) = forward_blocks, backward_blocks
+    quarter = ep_comm / 4.0
+    windows = (experts_b, experts_f, attn_b, attn_f)
+    hidden = sum(np.minimum(quarter, window) for window in windows)
+    paired = ep_comm - hidden + OVERLAP_SLOWDOWN * hidden
+    microbatches = shape.global_batch / (cand.dp * cand.mbs)
+    alone = combined_1f1b_unpaired_share(cand.pp, cand.vp, microbatches)
+    on = profile.stack.overlaps_expert_comm & combined_1f1b_allowed(cand.schedule, cand.pp, cand.vp)
+    return np.where(on, alone * ep_comm + (1.0 - alone) * paired, ep_comm)
+
+
 def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FULL) -> LayerCost:
     """`tuning`: which weights train (fine_tuning.py); the average layer's backward keeps
     only the gradients the run needs."""
@@ -256,7 +282,16 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     # forward collectives and the expert dispatch + combine (half the four all-to-alls).
     whole = cand.recompute_share * (forward + tp_forward + cp_forward + ep_comm / 2.0)
     recompute = np.where(full, whole, np.where(selective, partial, 0))
-    ep_exposed = ep_comm  # all-to-all sits between router and experts: nothing to hide behind
+    # The all-to-all sits between router and experts: nothing of the same micro-batch to hide
+    # behind, only another micro-batch's compute under Megatron-Core's combined 1F1B.
+    ep_exposed = combined_1f1b_ep_exposed_s(
+        shape,
+        cand,
+        profile,
+        ep_comm,
+        (qkv_f + proj_f + attn_f, mlp_f),
+        (qkv_b + proj_b + attn_b, mlp_b),
+    )
     if moe and profile.moe_layer_host_s > 0.0:
         gpu = forward + backward + recompute + tp_exposed + cp_exposed + ep_exposed
         host_wait = host_bound_moe_layer_wait_s(shape.experts / cand.ep, gpu, profile)

@@ -98,3 +98,22 @@ def stages_held(schedule):
     """Pipeline stages whose parameters one rank holds (DualPipe: stage i and p-1-i; ZB-V's
     two half-stage chunks are one stage's worth)."""
     return np.where(schedule == DUALPIPE, 2.0, 1.0)
+
+
+def combined_1f1b_allowed(schedule, p, v):
+    """Megatron-Core's combined 1F1B (overlap_moe_expert_parallel_comm) exists for a step
+    without pipelining and for interleaved 1F1B (pipeline_parallel/combined_1f1b.py:
+    combined_1f1b_schedule_for_no_pipelining / _for_interleaved_pipelining)."""
+    return (schedule == ONE_F_ONE_B) & ((p <= 1) | (v > 1))
+
+
+def combined_1f1b_unpaired_share(p, v, m):
+    """Share of a rank's micro-batch chunks that Megatron-Core's combined 1F1B runs alone, not
+    beside another micro-batch's opposite pass: without pipelining the first forward and the
+    last backward (1 of m); interleaved, rank 0 warms up with 2 (p - 1) + (v - 1) p forward
+    chunks, one more with the overlap on (Megatron-Core schedules.py,
+    forward_backward_pipelining_with_interleaving), and cools down with as many backward
+    chunks, of its m v."""
+    m = np.maximum(m, 1.0)
+    warmup = np.where(p > 1, 2.0 * (p - 1.0) + (v - 1.0) * p + 1.0, 1.0)
+    return np.clip(warmup / (m * np.maximum(v, 1.0)), 0.0, 1.0)

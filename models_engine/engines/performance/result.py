@@ -88,6 +88,9 @@ class SoftwareStackUsed(ResultPart):
     kernel_source: str  # where the kernel efficiencies come from (measurement or fit)
     calibration: str  # the published runs the stack's losses were fitted on
     ep_dispatcher: str = "all_to_all"  # MoE dispatch: NCCL all-to-all or DeepEP (per node)
+    # Megatron-Core's combined 1F1B hides the expert all-to-all under another micro-batch's
+    # compute (software_stack.ep_comm_overlap, on a stack that has it)
+    ep_comm_overlap: bool = False
     compiled: bool = False  # torch.compile (stacks.COMPILE_SPEEDUP); stored results: eager
     # FSDP gradient reduce-scatter under accumulation: every micro-batch or the last only
     fsdp_grad_sync: str = "every_microbatch"

@@ -96,6 +96,8 @@ SOFTWARE_STACKS = {
         "launch_gaps": True,
         "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
         "fp8_saved_inputs": True,
+        # Megatron-Core 0.14+ combined 1F1B (software_stack.ep_comm_overlap)
+        "combined_1f1b": True,
     },
     NEMO_BLACKWELL_2025: {
         "description": (
@@ -113,6 +115,8 @@ SOFTWARE_STACKS = {
         "launch_gaps": True,
         "host_s_per_expert_op": HOST_S_PER_EXPERT_OP,
         "fp8_saved_inputs": True,
+        # Megatron-Core 0.14+ combined 1F1B (software_stack.ep_comm_overlap)
+        "combined_1f1b": True,
     },
     MAXTEXT: {
         "description": (

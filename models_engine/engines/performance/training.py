@@ -192,6 +192,7 @@ def stack_used(profile) -> dict:
         "tp_comm_overlap": stack.tp_comm_overlap,
         "dp_comm_overlap": stack.dp_comm_overlap,
         "ep_dispatcher": stack.ep_dispatcher,
+        "ep_comm_overlap": stack.overlaps_expert_comm,
         "compiled": stack.compiled and stack.compilable,
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "master_weights": "bf16" if stack.bf16_master else "fp32",

@@ -149,6 +149,11 @@ def stack_paragraph(stack) -> Paragraph:
             ", DeepEP expert dispatch (one copy per destination node across the network,"
             " one per destination GPU over NVLink)"
         )
+    if stack.ep_comm_overlap:
+        overlap += (
+            ", expert all-to-all overlapped with another micro-batch's compute"
+            " (Megatron-Core combined 1F1B)"
+        )
     compiled = ", compiled with torch.compile" if stack.compiled else ""
     if stack.fsdp_grad_sync == "last_microbatch":
         overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"
