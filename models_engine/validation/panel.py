@@ -61,12 +61,24 @@ class ValidationTable:
         }
 
 
+LAYOUT_LABELS = {"tp": "TP", "pp": "PP", "virtual_stages": "VP", "cp": "CP", "ep": "EP"}
+
+
 def _measured(case: Case) -> str:
-    layout = " ".join(f"{k.upper()}{v}" for k, v in case.layout.items() if k in ("tp", "pp", "cp"))
+    """What the case states: metric, model, GPUs, batch, precision, the layout's parallel
+    sizes (VP and EP where above 1) and the stack options the source shows the run using."""
+    layout = " ".join(
+        f"{label}{case.layout[key]}"
+        for key, label in LAYOUT_LABELS.items()
+        if key in case.layout and (key in ("tp", "pp", "cp") or case.layout[key] > 1)
+    )
+    options = ", ".join(f"{name} {value}".lower() for name, value in case.stack.options)
+    stack = f"; {case.stack.engine} ({options})" if options else ""
     return (
         f"{case.metric.kind.replace('_', ' ')} {case.metric.value:g} -> step time; "
         f"{case.model_name}, {case.gpus:,} x {case.gpu_sku}, seq {case.sequence_length:,}, "
         f"GBS {case.global_batch_sequences:,}, {case.precision}, {layout}".rstrip(", ")
+        + stack
     )
 
 
