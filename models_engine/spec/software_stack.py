@@ -90,6 +90,18 @@ class SoftwareStackChoice(SpecModel):
             "it by its own schedule)."
         ),
     )
+    fp8_recipe: Literal["delayed", "current"] | None = spec_field(
+        None,
+        unit="enum",
+        description=(
+            "How an FP8 run (precision fp8) scales each tensor it casts to 8 bits: delayed "
+            "(Transformer Engine's DelayedScaling: the scale comes from an amax history, "
+            "updated after each GEMM, NeMo's FP8 default up to early 2025) or current "
+            "(Float8CurrentScaling, Transformer Engine 2: the amax of the tensor itself, taken "
+            "just before its cast, Megatron-Bridge's FP8-CS); each has its own fixed time per "
+            "GEMM call. Only for precision fp8; null = delayed."
+        ),
+    )
     fsdp_grad_sync: Literal["every_microbatch", "last_microbatch"] | None = spec_field(
         None,
         unit="enum",

@@ -511,8 +511,21 @@ class Workload(SpecModel):
         if isinstance(self.parallelism, Parallelism):
             check_parallel_layout(self, self.parallelism, issues)
         self._check_expert_overlap(issues)
+        self._check_fp8_recipe(issues)
         issues.raise_if_any()
         return self
+
+    def _check_fp8_recipe(self, issues: RuleViolations) -> None:
+        """The FP8 scaling recipe is a choice of FP8 runs only: MXFP8 and NVFP4 carry their
+        own block scales, BF16 / FP16 runs cast nothing."""
+        recipe = self.software_stack.fp8_recipe
+        if recipe is not None and self.precision != "fp8":
+            issues.add(
+                "software_stack.fp8_recipe",
+                f"fp8_recipe '{recipe}' applies to precision fp8 only (precision is "
+                f"{self.precision}); set precision to fp8 or leave fp8_recipe unset",
+                {"precision": "fp8"},
+            )
 
     def _check_expert_overlap(self, issues: RuleViolations) -> None:
         """Megatron-Core's combined 1F1B pairs micro-batches of an MoE model, with no pipeline

@@ -98,6 +98,11 @@ CALIBRATION_RUNS = {
     "torchtitan H100 eager / compile pairs": lambda c: (
         c.family == "torchtitan-h100-2412" and c.precision == "bf16"
     ),
+    "Megatron-Bridge 25.11 Llama 3 8B FP8-CS": lambda c: (
+        c.family == "megatron-bridge-25.11"
+        and c.model_name == "llama3-8b"
+        and dict(c.stack.options).get("fp8_recipe") == "current"
+    ),
 }
 # Where the engine keeps its calibration texts: per SKU today, per stack x GPU generation
 # once software stacks are a workload choice.
@@ -301,6 +306,9 @@ def test_fitted_cases_keep_todays_bounds(report):
 # Re-measured in session 6 after entering DeepSeek-V3's attention as MLA and the DGX Cloud
 # DeepSeek-V3 layouts as published (EP 64, expert_tp 1), with the MXFP8 fixed time refitted on
 # its fit case: median 5.4 %, p90 16.1 % (faithful inputs moved those rows 1-4 points faster).
+# Re-measured in session 13 when the four Megatron-Bridge 25.11 Llama 3 8B FP8-CS runs became
+# the fit cases of the current-scaling FP8 cost (software_stack.fp8_recipe): 139 scored check
+# runs, median 5.5 %, p90 21.7 % (143 runs before: 6.0 % / 21.6 %).
 BASELINE_FILE = Path(__file__).parent / "validation_check_baseline.json"
 BASELINE = json.loads(BASELINE_FILE.read_text())
 MARGIN = 0.005  # half a percentage point over the measured median / p90

@@ -440,6 +440,8 @@ def test_design_names_are_plain_text_in_chart_labels():
         ({"name": "megatron-core-te-2024", "cross_entropy": "bf16"}, "cross_entropy", "torchtitan"),
         # the expert all-to-all overlap is Megatron-Core's combined 1F1B
         ({"name": "torchtitan", "ep_comm_overlap": True}, "ep_comm_overlap", "megatron-core"),
+        # the FP8 scaling recipe is a choice of FP8 runs (the example trains in BF16)
+        ({"name": "megatron-core-te-2024", "fp8_recipe": "current"}, "fp8_recipe", "precision fp8"),
     ],
 )
 def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(

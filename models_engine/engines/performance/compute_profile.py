@@ -40,6 +40,9 @@ FP8_SAVING_PRECISIONS = ("fp8", "mxfp8")
 # slow: one call per expert (kernels.gemm_time_s `batch`).
 PER_TENSOR_SCALED = ("fp8", "nvfp4")
 BLOCK_SCALED_FIXED_KEY = {"mxfp8": "mxfp8_gemm_fixed_us"}
+# FP8 with Transformer Engine's current scaling (software_stack.fp8_recipe): its own fixed
+# time per GEMM call where the stack has one fitted (stacks.TE_FP8_CURRENT_GEMM_FIXED_US)
+CURRENT_SCALING_KEY = "fp8_current_gemm_fixed_us"
 # NVFP4 operand bytes per element: 4-bit E2M1 values plus one E4M3 scale per 16 values.
 NVFP4_BYTES = 0.5 + 1.0 / 16
 # Generation whose fit stands in where a stack has none for the GPU's generation.
@@ -115,6 +118,10 @@ class SoftwareStack:
     # bf16 or fused); Megatron's vocab-parallel loss otherwise
     loss_logits_bytes: float = 6.0
     cross_entropy: str = "vocab_parallel"
+    # FP8 runs: Transformer Engine's scaling recipe, "delayed" (amax history) or "current"
+    # (the tensor's own amax before each cast); sets the fixed time per FP8 GEMM call
+    # (gemm_fixed_s)
+    fp8_recipe: str = "delayed"
 
     @property
     def overlaps_expert_comm(self) -> bool:
@@ -218,6 +225,7 @@ def _stack(name: str, choice) -> SoftwareStack:
         "compiled",
         "fsdp_grad_sync",
         "embedding_tp",
+        "fp8_recipe",
     )
     for flag in flags:
         if getattr(choice, flag) is not None:
@@ -291,7 +299,8 @@ def compute_profile(
     fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
     # Every GEMM kernel's own fixed GPU time, plus the training stack's FP8 / MXFP8 work per call.
     kernel_fixed = kernels.get("gemm_fixed_us", 0.0) * 1e-6
-    fixed = kernel_fixed + (0.0 if serving else gemm_fixed_s(fitted, precision))
+    fixed = kernel_fixed + (0.0 if serving else gemm_fixed_s(fitted, precision, stack.fp8_recipe))
+    warnings += _fp8_recipe_warnings(stack, fitted, precision, serving)
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     return ComputeProfile(
         sku=gpu.id,
@@ -319,13 +328,29 @@ def compute_profile(
     )
 
 
-def gemm_fixed_s(fitted: dict, precision: str) -> float:
+def gemm_fixed_s(fitted: dict, precision: str, fp8_recipe: str = "delayed") -> float:
     """Fixed time per GEMM call of a training run at `precision` on the stack whose fitted
-    losses are `fitted` (PER_TENSOR_SCALED, BLOCK_SCALED_FIXED_KEY)."""
+    losses are `fitted` (PER_TENSOR_SCALED, BLOCK_SCALED_FIXED_KEY). FP8 with current scaling
+    takes the stack's `fp8_current_gemm_fixed_us` where it has one, else the delayed
+    recipe's (_fp8_recipe_warnings says so)."""
+    if precision == "fp8" and fp8_recipe == "current" and CURRENT_SCALING_KEY in fitted:
+        return fitted[CURRENT_SCALING_KEY] * 1e-6
     if precision in PER_TENSOR_SCALED:
         return fitted["fp8_gemm_fixed_us"] * 1e-6
     key = BLOCK_SCALED_FIXED_KEY.get(precision)
     return fitted.get(key, 0.0) * 1e-6 if key else 0.0
+
+
+def _fp8_recipe_warnings(stack, fitted: dict, precision: str, serving: bool) -> tuple[str, ...]:
+    """Current scaling asked for on a stack without a fitted cost for it."""
+    if serving or precision != "fp8" or stack.fp8_recipe != "current":
+        return ()
+    if CURRENT_SCALING_KEY in fitted:
+        return ()
+    return (
+        f"fp8_recipe current has no fitted cost on {stack.name}: its FP8 GEMMs take the "
+        "delayed-scaling recipe's fixed time per call (UNCERTAIN)",
+    )
 
 
 def _kernels(gpu, entry: dict, overrides: dict | None) -> dict:

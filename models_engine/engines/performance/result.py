@@ -91,6 +91,9 @@ class SoftwareStackUsed(ResultPart):
     # Megatron-Core's combined 1F1B hides the expert all-to-all under another micro-batch's
     # compute (software_stack.ep_comm_overlap, on a stack that has it)
     ep_comm_overlap: bool = False
+    # FP8 runs: Transformer Engine's scaling recipe, delayed or current
+    # (software_stack.fp8_recipe); None for other precisions and stored results
+    fp8_recipe: str | None = None
     compiled: bool = False  # torch.compile (stacks.COMPILE_SPEEDUP); stored results: eager
     # FSDP gradient reduce-scatter under accumulation: every micro-batch or the last only
     fsdp_grad_sync: str = "every_microbatch"

@@ -257,8 +257,20 @@ STACK_LOSSES[(MEGATRON_2022, "ampere")] = {
     ),
 }
 # Transformer Engine's per-tensor FP8 work per GEMM call on Hopper (amax, scale update, cast /
-# transpose), fitted with the Megatron-Core overhead below.
+# transpose), fitted with the Megatron-Core overhead below. Those runs (NeMo 24.09, DGX Cloud
+# v24.11) use the delayed-scaling recipe: an amax history per tensor, rolled and turned into
+# the next scale after every GEMM, its amaxes reduced across the ranks.
 TE_FP8_GEMM_FIXED_US = 110.0
+# The same per-call work under Transformer Engine 2's current scaling (software_stack.fp8_recipe
+# current, Megatron-Bridge's FP8-CS): the amax of each input is taken just before its cast, with
+# no history to roll and no scale update after the GEMM. FITTED on the four single-node FP8-CS
+# runs of Megatron-Bridge 25.11 (Llama 3 8B, TP 1, 8 GPUs: H100, B200, GB200, GB300; registry
+# family megatron-bridge-25.11, role fit), one value for Hopper and Blackwell as it is one
+# library's recipe: 110 / 40 / 30 / 20 / 15 us give mean |error| 6.7 / 2.4 / 2.0 / 1.6 / 1.4 %
+# and max 9.2 / 2.7 / 3.4 / 4.2 / 4.6 % (mean + 0.3 x max lowest at 15-20 us; 20 us taken, the
+# GB200 run the one below zero). NVFP4 keeps the delayed value: its recipe adds random
+# Hadamard transforms and stochastic rounding (its four runs scatter -5 to +7 % either way).
+TE_FP8_CURRENT_GEMM_FIXED_US = 20.0
 
 STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")] = {
     "overhead": 0.13,
@@ -267,6 +279,7 @@ STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")] = {
     # same rule: their losses are their per-GEMM-call work, not a share of kernel time.
     "overhead_low_precision": 0.0,
     "fp8_gemm_fixed_us": TE_FP8_GEMM_FIXED_US,
+    "fp8_current_gemm_fixed_us": TE_FP8_CURRENT_GEMM_FIXED_US,
     "calibration": (
         "Fitted on the NVIDIA DGX Cloud H100 recipes [S15] on the measured H100 kernels "
         "(kernel_data, with the tile ramp and 2.9 us per GEMM kernel measured on H100): "
@@ -275,7 +288,10 @@ STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")] = {
         "3.5 %, max 9.7 %), BF16 and FP8 together, minimising mean |error| + 0.3 x max on a "
         "grid (overhead 0.12-0.14, FP8 95-120 us) with the Llama rows kept within 7 %. "
         "Overhead 13 % of kernel time on BF16 runs (0 % on FP8 runs, and so on MXFP8 and "
-        "NVFP4 runs) beyond the measured 5.3 % launch gaps; FP8 adds 110 us per FP8 GEMM call."
+        "NVFP4 runs) beyond the measured 5.3 % launch gaps; FP8 adds 110 us per FP8 GEMM call "
+        "(delayed scaling, those runs' recipe). FP8 with current scaling adds 20 us per call, "
+        "fitted on the Megatron-Bridge 25.11 Llama 3 8B FP8-CS runs on 8 H100 / B200 / GB200 "
+        "/ GB300 (4 runs: -4.2 to +0.8 %)."
     ),
 }
 STACK_LOSSES[(MAXTEXT, "hopper")] = {
@@ -362,14 +378,16 @@ STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
     "mxfp8_gemm_fixed_us": MXFP8_GEMM_FIXED_US,
     "calibration": (
         "Losses of the same stack family on Hopper (megatron-core-te-2024: 13 % BF16 / 0 % "
-        "FP8, MXFP8 and NVFP4 overhead, 110 us per FP8 or NVFP4 GEMM); instead the Blackwell "
-        "GEMM fractions "
+        "FP8, MXFP8 and NVFP4 overhead, 110 us per delayed-scaling FP8 or NVFP4 GEMM); instead "
+        "the Blackwell GEMM fractions "
         "(kernel_data 'blackwell-fitted') are fitted on the NVIDIA DGX Cloud Llama 3.1 405B GB200 "
         "runs (v25.05.04, "
         "BF16 and FP8, 128-512 GPUs, 6 runs: within 1.5 % when fitted, -0.9 to -5.0 % now). "
         "MXFP8 adds 37 us per GEMM call "
         "(quantize and scale swizzle per GEMM, one call per local expert), fitted on the "
         "Megatron-LM DeepSeek-V3 GB200 MXFP8 run (1 run, 256 GPUs, 970 TFLOP/s: +0.1 %). "
+        "FP8 with current scaling adds 20 us per GEMM call (fitted on the Megatron-Bridge "
+        "25.11 Llama 3 8B FP8-CS runs on 8 H100 / B200 / GB200 / GB300: -4.2 to +0.8 %). "
         "Cross-check, not fitted: the "
         "DeepSeek-V3 BF16 Megatron-Bridge run on 256 GB200 (NeMo 25.07, 11.07 s) comes out "
         "5 % slow with learned-routing imbalance (its source does not say whether it forced "

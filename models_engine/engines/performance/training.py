@@ -193,6 +193,7 @@ def stack_used(profile) -> dict:
         "dp_comm_overlap": stack.dp_comm_overlap,
         "ep_dispatcher": stack.ep_dispatcher,
         "ep_comm_overlap": stack.overlaps_expert_comm,
+        "fp8_recipe": stack.fp8_recipe if profile.precision == "fp8" else None,
         "compiled": stack.compiled and stack.compilable,
         "fsdp_grad_sync": stack.fsdp_grad_sync,
         "master_weights": "bf16" if stack.bf16_master else "fp32",

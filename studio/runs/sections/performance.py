@@ -135,6 +135,13 @@ CROSS_ENTROPY_WORDS = {
 }
 
 
+# FP8 runs' scaling recipe (software_stack.fp8_recipe); absent on other precisions
+FP8_RECIPE_WORDS = {
+    "delayed": "FP8 delayed scaling (amax history)",
+    "current": "FP8 current scaling (each tensor's own amax before its cast)",
+}
+
+
 def stack_paragraph(stack) -> Paragraph:
     """The software stack the step was modelled with and the losses it adds to kernel time."""
     losses = ", ".join(
@@ -154,6 +161,8 @@ def stack_paragraph(stack) -> Paragraph:
             ", expert all-to-all overlapped with another micro-batch's compute"
             " (Megatron-Core combined 1F1B)"
         )
+    if stack.fp8_recipe in FP8_RECIPE_WORDS:
+        overlap += f", {FP8_RECIPE_WORDS[stack.fp8_recipe]}"
     compiled = ", compiled with torch.compile" if stack.compiled else ""
     if stack.fsdp_grad_sync == "last_microbatch":
         overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"

@@ -14,6 +14,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 import models_engine
+from models_engine.engines.performance.result import SoftwareStackUsed
 from studio.runs.sections import BUILDERS, section_blocks
 from studio.runs.sections import cost as cost_section
 from studio.runs.sections import fabric as fabric_section
@@ -212,6 +213,35 @@ def test_the_software_stack_and_its_losses_are_named(typed):
     assert stack.name in line
     for name, fraction in stack.losses_fraction_of_kernel_time.items():
         assert f"{name.replace('_', ' ')} {percent(fraction, 0)}" in line
+
+
+@pytest.mark.parametrize(
+    ("recipe", "phrase"),
+    [
+        ("current", "FP8 current scaling"),
+        ("delayed", "FP8 delayed scaling"),
+        (None, None),
+    ],
+)
+def test_an_fp8_runs_scaling_recipe_is_named_and_other_runs_say_nothing(recipe, phrase):
+    """software_stack.fp8_recipe: the FP8 recipe sets the fixed time per FP8 GEMM, so the
+    stack line names it; a BF16 run (recipe None) mentions no scaling at all."""
+    stack = SoftwareStackUsed(
+        name="megatron-core-te-2024",
+        chosen_by="workload",
+        attention_backend="cudnn",
+        tp_comm_overlap=True,
+        dp_comm_overlap=True,
+        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.053},
+        kernel_source="measured",
+        calibration="fitted",
+        fp8_recipe=recipe,
+    )
+    line = plain(performance_section.stack_paragraph(stack).text)
+    if phrase is None:
+        assert "scaling" not in line
+    else:
+        assert phrase in line
 
 
 def test_regions_tables(typed):
