@@ -189,3 +189,23 @@ def test_a_multi_token_prediction_module_adds_its_published_weights_and_last_sta
     print(f"\nMTP module: model {added:.2f} B, published {MTP_PUBLISHED_B:.2f} B")
     assert added == pytest.approx(MTP_PUBLISHED_B, rel=0.05)
     assert mtp["step_time_s"] > plain["step_time_s"]
+
+
+def test_megatron_bridge_deepseek_runs_train_their_mtp_module_on_the_last_stage():
+    """Megatron-Bridge's DeepSeek-V3 recipe sets mtp_num_layers = 1 and places the module in
+    the last pipeline chunk beside the loss: its runs are entered with model
+    deepseek-v3-mtp; the Megatron-LM write-up's run ('Et|(tt|)*30L', no 'm') without it. On a
+    16-stage pipeline the last stage holds one decoder layer, so the module cannot make it the
+    slowest and the runs' errors move by under half a point (B200 / B300 26.02)."""
+    from models_engine.validation.registry import load_registry
+    from models_engine.validation.runner import run_case
+
+    cases = [c for c in load_registry() if c.model_name.startswith("deepseek-v3")]
+    bridge = [c for c in cases if "bridge" in c.family]
+    assert len(bridge) == 10
+    assert all(c.model["moe"]["mtp_modules"] == 1 for c in bridge)
+    write_up = [c for c in cases if c.family == "megatron-lm-deepseek-v3-gb200"]
+    assert write_up and all(not c.model["moe"].get("mtp_modules") for c in write_up)
+    b200 = next(c for c in bridge if c.id == "bridge2602-b200-deepseek-v3-fp8-mx-256")
+    assert b200.layout["pp"] == 16 and b200.layout["last_stage_layers"] == 1
+    assert abs(run_case(b200).error) < 0.05
