@@ -36,6 +36,8 @@ def print_table(report: ValidationReport, *, cases: bool) -> None:
     for group in report.families:
         print(_row(group))
     print(_row(report.overall))
+    for group in report.by_model_class:
+        print(_row(group))
     print(
         f"check-only sources: {report.check_sources} registered, "
         f"{report.check_sources_scored} with a scored case"
@@ -88,7 +90,7 @@ def print_panel(*, as_json: bool) -> int:
         return 0
     print("|error| per engine and quantity (engine / published - 1)")
     print(f"{'group':48s} {'refs':>4s}   {'fitted':^21s}   {'check-only':^21s}")
-    for group in (*table.by_engine, *table.by_family, table.overall):
+    for group in (*table.by_engine, *table.by_model_class, *table.by_family, table.overall):
         print(
             f"{group.name:48s} {group.references:4d}   {_stats(group.fitted)}   "
             f"{_stats(group.check)}"

@@ -3,7 +3,9 @@ design (same GPU generation, similar scale, same software stack) and the engine'
 
 Nearness. A reference is *near* a design when it measures the same quantity and, for
 cluster-specific quantities (a step time, not an analytical memory count), ran on the same GPU
-generation (catalog `architecture`) with a GPU count within NEAR_SCALE_FACTOR of the design's.
+generation (catalog `architecture`) with a GPU count within NEAR_SCALE_FACTOR of the design's,
+and trained a model of the design's class (dense or mixture of experts: the engine's errors on
+the two differ, so a dense run is no evidence for an MoE design).
 Check-only references come first (they are the out-of-sample evidence), then the same
 software stack, then the smallest scale ratio. At most NEAREST of them are shown.
 
@@ -35,28 +37,30 @@ B_MEDIAN_ERROR = 0.20
 GRADE_RULES = {
     "A": (
         f"at least {A_MIN_CHECKS} check-only references near the design (same GPU generation, "
-        f"GPU count within {NEAR_SCALE_FACTOR:g}x), every one within {A_MAX_ERROR:.0%}, "
-        "one of them on the same software stack"
+        f"same model class, dense or MoE, GPU count within {NEAR_SCALE_FACTOR:g}x), every one "
+        f"within {A_MAX_ERROR:.0%}, one of them on the same software stack"
     ),
     "B": (
         "at least 1 check-only reference near the design, median |error| of the near "
         f"check-only references within {B_MEDIAN_ERROR:.0%}"
     ),
     "C": "references near the design, but only fitted ones, or check-only errors above B's bound",
-    "D": "references for this quantity exist, none near this design (other GPU generation "
-    "or scale)",
+    "D": "references for this quantity exist, none near this design (other GPU generation, "
+    "model class or scale)",
     "-": "no published reference for this quantity",
 }
 
 
 @dataclass(frozen=True)
 class DesignFacts:
-    """What nearness compares: the design's GPU, its generation, GPU count and stack."""
+    """What nearness compares: the design's GPU, its generation, GPU count, stack and the
+    class of the model it trains ("dense" / "moe"; None: no training workload)."""
 
     gpu_sku: str | None
     gpu_architecture: str | None
     gpus: int | None
     stack: str | None
+    model_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,11 +86,15 @@ def design_facts(spec: dict, *, stack: str | None = None) -> DesignFacts:
     custom = compute.get("custom_gpu") or {}
     architecture = entry.architecture if entry else custom.get("architecture")
     gpus = compute.get("gpu_count")
+    workload = spec.get("workload")
     return DesignFacts(
         gpu_sku=sku if isinstance(sku, str) else None,
         gpu_architecture=architecture,
         gpus=gpus if isinstance(gpus, int) else None,
         stack=stack,
+        model_class=("moe" if workload.get("moe") else "dense")
+        if isinstance(workload, dict)
+        else None,
     )
 
 
@@ -104,7 +112,10 @@ def is_near(design: DesignFacts, ref: Reference) -> bool:
     same_generation = (
         design.gpu_architecture is not None and ref.gpu_architecture == design.gpu_architecture
     )
-    return same_generation and _scale_ratio(design, ref) <= NEAR_SCALE_FACTOR
+    other_class = None not in (design.model_class, ref.model_class) and (
+        design.model_class != ref.model_class
+    )
+    return same_generation and not other_class and _scale_ratio(design, ref) <= NEAR_SCALE_FACTOR
 
 
 def _same_stack(design: DesignFacts, ref: Reference) -> bool:
@@ -156,6 +167,12 @@ def _describe(design: DesignFacts, grade: str, near: list[Reference], quantity: 
     return f"{grade}: {quantity} vs {len(near)} nearest published ({'; '.join(parts)}) — {where}"
 
 
+def _for_class(design: DesignFacts) -> str:
+    return {"moe": " for an MoE model", "dense": " for a dense model"}.get(
+        design.model_class or "", ""
+    )
+
+
 def metric_evidence(
     design: DesignFacts, metric_key: str, table: ValidationTable | None = None
 ) -> Evidence:
@@ -172,7 +189,7 @@ def metric_evidence(
             engines=tuple(sorted({r.engine for r in candidates})),
             text=(
                 f"D: {len(candidates)} published references ({quantities}), none on this GPU "
-                "generation at a similar scale"
+                f"generation at a similar scale{_for_class(design)}"
             ),
         )
     grade = grade_of(design, near)

@@ -21,6 +21,13 @@ from .runner import CaseResult, ErrorStats, run_case
 # The headline numbers that are the performance engine's step time or follow from it by
 # tokens per step (throughput, MFU, time to train = tokens to train / throughput).
 STEP_TIME_KEYS = ("step_time_s", "tokens_per_s", "mfu", "time_to_train_days")
+# Reference.model_class -> how summaries name it
+MODEL_CLASS_NAMES = {"dense": "dense models", "moe": "MoE models"}
+
+
+def model_class_of(model: dict) -> str:
+    """A model shape's class: "moe" where it routes tokens to experts, else "dense"."""
+    return "moe" if model.get("moe") else "dense"
 
 
 @dataclass(frozen=True)
@@ -51,11 +58,15 @@ class ValidationTable:
     by_engine: tuple[Summary, ...]
     by_family: tuple[Summary, ...]
     overall: Summary
+    # Per engine, quantity and model class where references carry one (step times: dense
+    # and MoE models apart, whose errors differ)
+    by_model_class: tuple[Summary, ...] = ()
 
     def as_dict(self) -> dict:
         return {
             "references": [r.as_dict() for r in self.references],
             "by_engine": [s.as_dict() for s in self.by_engine],
+            "by_model_class": [s.as_dict() for s in self.by_model_class],
             "by_family": [s.as_dict() for s in self.by_family],
             "overall": self.overall.as_dict(),
         }
@@ -105,6 +116,7 @@ def step_time_reference(case: Case, result: CaseResult) -> Reference:
         gpu_architecture=gpu.architecture if gpu else None,
         gpus=case.gpus,
         stack=case.stack.engine,
+        model_class=model_class_of(case.model),
         headline_keys=STEP_TIME_KEYS,
         not_expressible=result.not_expressible,
         note="; ".join(notes),
@@ -140,6 +152,20 @@ def table_of(references: Iterable[Reference]) -> ValidationTable:
         ),
         by_family=tuple(summarise(f, e, (r for r in refs if r.family == f)) for e, f in families),
         overall=summarise("overall", "all", refs),
+        by_model_class=by_model_class(refs),
+    )
+
+
+def by_model_class(refs: tuple[Reference, ...]) -> tuple[Summary, ...]:
+    """Per engine and quantity, the references of each model class apart."""
+    groups = sorted({(r.engine, r.quantity, r.model_class) for r in refs if r.model_class})
+    return tuple(
+        summarise(
+            f"{engine}: {quantity}, {MODEL_CLASS_NAMES[cls]}",
+            engine,
+            (r for r in refs if (r.engine, r.quantity, r.model_class) == (engine, quantity, cls)),
+        )
+        for engine, quantity, cls in groups
     )
 
 

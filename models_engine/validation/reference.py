@@ -29,6 +29,9 @@ class Reference:
     gpu_architecture: str | None = None
     gpus: int | None = None
     stack: str | None = None  # the engine's software-stack id of the run
+    # The trained model's class where the quantity depends on it (step times): "dense" or
+    # "moe" (mixture of experts). Evidence for a design comes from its own class.
+    model_class: str | None = None
     headline_keys: tuple[str, ...] = ()  # headline numbers this reference is evidence for
     # Whether the GPU generation and the cluster's scale matter for nearness (a step time does;
     # an analytical memory count per GPU does not).

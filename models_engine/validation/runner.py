@@ -74,6 +74,8 @@ class ValidationReport:
     # Distinct sources (URL) of the check-only cases: registered, and scored (expressible).
     check_sources: int = field(default=0)
     check_sources_scored: int = field(default=0)
+    # Dense and MoE models apart ("dense models", "MoE models")
+    by_model_class: tuple[GroupSummary, ...] = field(default=())
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -138,6 +140,10 @@ def summarise(name: str, results: list[CaseResult]) -> GroupSummary:
     )
 
 
+def is_moe(case: Case) -> bool:
+    return bool(case.model.get("moe"))
+
+
 def run_validation(cases: tuple[Case, ...] | list[Case]) -> ValidationReport:
     results = [run_case(case) for case in cases]
     families = sorted({r.family for r in results})
@@ -146,6 +152,10 @@ def run_validation(cases: tuple[Case, ...] | list[Case]) -> ValidationReport:
         results=tuple(results),
         families=tuple(summarise(f, [r for r in results if r.family == f]) for f in families),
         overall=summarise("overall", results),
+        by_model_class=tuple(
+            summarise(name, [r for c, r in zip(cases, results, strict=True) if is_moe(c) == moe])
+            for name, moe in (("dense models", False), ("MoE models", True))
+        ),
         check_sources=len({c.source.url for c, _ in pairs}),
         check_sources_scored=len({c.source.url for c, r in pairs if r.error is not None}),
     )

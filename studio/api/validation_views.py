@@ -14,6 +14,7 @@ FILTER_HELP = {
     "quantity": "only this quantity (step time, memory per GPU, ...)",
     "role": "fit (used to set a constant) or check (out-of-sample only)",
     "gpu": "GPU generation (catalog architecture: Ampere, Hopper, Blackwell)",
+    "model_class": "dense or moe: step times of dense or mixture-of-experts models",
     "ids": "comma-separated reference ids (a design's nearest references)",
 }
 

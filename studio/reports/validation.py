@@ -12,7 +12,7 @@ from models_engine import GRADE_RULES, Reference, ValidationTable, table_of, val
 from studio.runs.charts.common import base_layout, figure_entry
 from studio.runs.sections.format import DASH, amount, percent
 
-FILTERS = ("engine", "family", "quantity", "role", "gpu", "ids")
+FILTERS = ("engine", "family", "quantity", "role", "gpu", "model_class", "ids")
 ROLES = ("fit", "check")
 ROLE_COLOURS = {"fit": "#98a2b3", "check": "#1570ef"}
 ROLE_NAMES = {"fit": "fitted", "check": "check-only"}
@@ -33,6 +33,7 @@ class Selection:
     quantity: str = ""
     role: str = ""
     gpu: str = ""  # GPU generation (catalog architecture)
+    model_class: str = ""  # "dense" or "moe" (references that depend on the model: step times)
     ids: tuple[str, ...] = ()
 
     def keeps(self, ref: Reference) -> bool:
@@ -42,12 +43,14 @@ class Selection:
             and (not self.quantity or ref.quantity == self.quantity)
             and (not self.role or ref.role == self.role)
             and (not self.gpu or ref.gpu_architecture == self.gpu)
+            and (not self.model_class or ref.model_class == self.model_class)
             and (not self.ids or ref.id in self.ids)
         )
 
     @property
     def active(self) -> bool:
-        return any((self.engine, self.family, self.quantity, self.role, self.gpu, self.ids))
+        filters = (self.engine, self.family, self.quantity, self.role, self.gpu, self.model_class)
+        return any((*filters, self.ids))
 
 
 def choices(table: ValidationTable) -> dict[str, list[str]]:
@@ -58,6 +61,7 @@ def choices(table: ValidationTable) -> dict[str, list[str]]:
         "quantity": sorted({r.quantity for r in refs}),
         "role": list(ROLES),
         "gpu": sorted({r.gpu_architecture for r in refs if r.gpu_architecture}),
+        "model_class": sorted({r.model_class for r in refs if r.model_class}),
     }
 
 
@@ -233,6 +237,7 @@ def panel_context(selection: Selection, table: ValidationTable | None = None) ->
         "filter_fields": filter_fields(selection, table),
         "overall": summary_rows([selected.overall])[0] if selected else None,
         "by_engine": summary_rows(selected.by_engine) if selected else [],
+        "by_model_class": summary_rows(selected.by_model_class) if selected else [],
         "by_family": summary_rows(selected.by_family) if selected else [],
         "references": reference_rows(refs),
         "figures": figures,

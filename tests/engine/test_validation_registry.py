@@ -251,6 +251,10 @@ def test_runner_prints_fitted_and_check_only_errors_per_family(capsys):
     assert rows["korthikanti-2022-a100"][3] == "8" and rows["korthikanti-2022-a100"][7] == "0"
     assert rows["nemo-24.07-h100"][3] == "0" and rows["nemo-24.07-h100"][7] == "12"
     assert rows["overall"][3] == "8" and rows["overall"][7] == "12"
+    # Dense and MoE models apart (both families here are dense: no MoE run scored)
+    lines = {line[:32].strip(): line.split() for line in out.splitlines() if line.strip()}
+    assert lines["dense models"][4] == "8" and lines["dense models"][8] == "12"
+    assert lines["MoE models"][2:] == ["0", "0", "0", "-", "-", "-", "0", "-", "-", "-"]
 
 
 def test_runner_json_has_both_errors_and_every_case(capsys):

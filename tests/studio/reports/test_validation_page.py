@@ -54,9 +54,24 @@ def test_filters_select_references_and_recompute_the_summary(client, team_a):
     assert data["overall"]["check"]["n"] == sum(r.scored for r in expected)
 
 
+def test_dense_and_moe_step_times_are_summarised_and_filtered_apart(client, team_a):
+    """The page's summary shows the step-time errors of dense and MoE models on rows of their
+    own (the engine table's numbers); model_class=moe keeps only MoE runs."""
+    client.force_login(team_a[0])
+    html = client.get(reverse("validation")).content.decode()
+    for summary in TABLE.by_model_class:
+        row = html.split(f"<td>{summary.name}</td>", 1)[1].split("</tr>", 1)[0]
+        assert f">{percent(summary.check.median)}<" in row
+    data = client.get(reverse("api-validation"), {"model_class": "moe"}).json()
+    expected = [r for r in TABLE.references if r.model_class == "moe"]
+    assert expected and [r["id"] for r in data["references"]] == [r.id for r in expected]
+    assert [s["name"] for s in data["by_model_class"]] == ["performance: step time, MoE models"]
+
+
 @pytest.mark.parametrize(
     ("params", "field"),
     [
+        ({"model_class": "hybrid"}, "model_class"),
         ({"role": "guess"}, "role"),
         ({"family": "nope"}, "family"),
         ({"desing": "x"}, "desing"),
