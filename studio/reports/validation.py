@@ -219,6 +219,17 @@ def error_figure(refs: list[Reference]) -> go.Figure | None:
     return figure
 
 
+def engine_rows(table: ValidationTable) -> list[dict]:
+    """Per engine and quantity, each followed by its per-model-class rows (step times of
+    dense and MoE models), marked `model_class` for the template."""
+    rows = []
+    for summary in table.by_engine:
+        rows.append({**summary_rows([summary])[0], "model_class": False})
+        classes = [s for s in table.by_model_class if s.name.startswith(f"{summary.name}, ")]
+        rows.extend({**row, "model_class": True} for row in summary_rows(classes))
+    return rows
+
+
 def panel_context(selection: Selection, table: ValidationTable | None = None) -> dict:
     """What the validation page shows for a selection."""
     table = table or validation_table()
@@ -236,8 +247,7 @@ def panel_context(selection: Selection, table: ValidationTable | None = None) ->
         "selection": selection,
         "filter_fields": filter_fields(selection, table),
         "overall": summary_rows([selected.overall])[0] if selected else None,
-        "by_engine": summary_rows(selected.by_engine) if selected else [],
-        "by_model_class": summary_rows(selected.by_model_class) if selected else [],
+        "by_engine": engine_rows(selected) if selected else [],
         "by_family": summary_rows(selected.by_family) if selected else [],
         "references": reference_rows(refs),
         "figures": figures,
