@@ -5,6 +5,8 @@ from models_engine import flatten_spec
 from studio.reports.document import format_metric
 from studio.runs.columns import Column
 from studio.runs.headline import HEADLINE_METRICS, Metric
+from studio.runs.sections.performance import STACK_CHOSEN_BY, stack_traits
+from studio.runs.selectors import typed_results
 
 
 def _best_index(metric: Metric, values: list) -> int | None:
@@ -32,6 +34,22 @@ def comparison_rows(columns: list[Column]) -> list[dict]:
             }
         )
     return rows
+
+
+def stack_cells(columns: list[Column]) -> list[str] | None:
+    """Each design's software stack as its performance result states it (the stack the GPU's
+    published runs used where the spec says auto, with the options the step was modelled
+    with), in the results page's words; None when no design has a training result."""
+    cells = []
+    for column in columns:
+        typed = typed_results(column.run)
+        stack = typed.performance.software_stack if typed and typed.performance else None
+        if stack is None:
+            cells.append("—")
+            continue
+        chosen = STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by).split(":")[0]
+        cells.append(f"{stack.name} ({chosen}): {stack_traits(stack)}")
+    return None if all(cell == "—" for cell in cells) else cells
 
 
 def differing_fields(columns: list[Column]) -> list[dict]:

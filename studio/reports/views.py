@@ -7,7 +7,7 @@ from django.shortcuts import render
 from studio.core.inputs import parse_id, plain_label
 from studio.designs.selectors import designs_visible_to
 from studio.reports import charts
-from studio.reports.comparison import comparison_rows, differing_fields
+from studio.reports.comparison import comparison_rows, differing_fields, stack_cells
 from studio.runs.columns import design_columns
 from studio.runs.figures import compared_figures
 
@@ -50,5 +50,6 @@ def compare(request):
         "rows": rows,
         "figures": figures,
         "field_rows": differing_fields(columns),
+        "stack_cells": stack_cells(columns),
     }
     return render(request, "reports/compare.html", context)

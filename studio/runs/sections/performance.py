@@ -142,44 +142,51 @@ FP8_RECIPE_WORDS = {
 }
 
 
+def stack_traits(stack) -> str:
+    """What the step was modelled with beyond the stack's name, in words: the attention kernel,
+    what overlaps, the MoE dispatch, the FP8 recipe and the eager-PyTorch choices (the results
+    page and the comparison say the same)."""
+    flags = (("TP", stack.tp_comm_overlap), ("DP", stack.dp_comm_overlap))
+    overlapped = " and ".join(name for name, on in flags if on)
+    traits = ["compiled with torch.compile"] if stack.compiled else []
+    traits.append(f"{stack.attention_backend} attention")
+    traits.append(f"{overlapped} communication overlapped" if overlapped else "no overlap")
+    if stack.ep_dispatcher == "deepep":
+        traits.append(
+            "DeepEP expert dispatch (one copy per destination node across the network,"
+            " one per destination GPU over NVLink)"
+        )
+    if stack.ep_comm_overlap:
+        traits.append(
+            "expert all-to-all overlapped with another micro-batch's compute"
+            " (Megatron-Core combined 1F1B)"
+        )
+    if stack.fp8_recipe in FP8_RECIPE_WORDS:
+        traits.append(FP8_RECIPE_WORDS[stack.fp8_recipe])
+    if stack.fsdp_grad_sync == "last_microbatch":
+        traits.append("FSDP gradients reduce-scattered on the last micro-batch only")
+    if stack.master_weights == "bf16":
+        traits.append("pure BF16 weights and optimizer states")
+    if stack.embedding_tp == "replicated":
+        traits.append("input embedding replicated and logits gathered over the TP ranks")
+    if stack.cross_entropy in CROSS_ENTROPY_WORDS:
+        traits.append(CROSS_ENTROPY_WORDS[stack.cross_entropy])
+    return ", ".join(traits)
+
+
 def stack_paragraph(stack) -> Paragraph:
     """The software stack the step was modelled with and the losses it adds to kernel time."""
     losses = ", ".join(
         f"{name.replace('_', ' ')} {percent(fraction, 0)}"
         for name, fraction in stack.losses_fraction_of_kernel_time.items()
     )
-    flags = (("TP", stack.tp_comm_overlap), ("DP", stack.dp_comm_overlap))
-    overlapped = " and ".join(name for name, on in flags if on)
-    overlap = f"{overlapped} communication overlapped" if overlapped else "no overlap"
-    if stack.ep_dispatcher == "deepep":
-        overlap += (
-            ", DeepEP expert dispatch (one copy per destination node across the network,"
-            " one per destination GPU over NVLink)"
-        )
-    if stack.ep_comm_overlap:
-        overlap += (
-            ", expert all-to-all overlapped with another micro-batch's compute"
-            " (Megatron-Core combined 1F1B)"
-        )
-    if stack.fp8_recipe in FP8_RECIPE_WORDS:
-        overlap += f", {FP8_RECIPE_WORDS[stack.fp8_recipe]}"
-    compiled = ", compiled with torch.compile" if stack.compiled else ""
-    if stack.fsdp_grad_sync == "last_microbatch":
-        overlap += ", FSDP gradients reduce-scattered on the last micro-batch only"
-    if stack.master_weights == "bf16":
-        overlap += ", pure BF16 weights and optimizer states"
-    if stack.embedding_tp == "replicated":
-        overlap += ", input embedding replicated and logits gathered over the TP ranks"
-    if stack.cross_entropy in CROSS_ENTROPY_WORDS:
-        overlap += f", {CROSS_ENTROPY_WORDS[stack.cross_entropy]}"
     return Paragraph(
         text(
             "Software stack: ",
             strong(stack.name),
             " ",
             muted(f"({STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by)})"),
-            f"{compiled}, {stack.attention_backend} attention, {overlap}; "
-            f"losses on kernel time: {losses}. ",
+            f", {stack_traits(stack)}; losses on kernel time: {losses}. ",
             muted(
                 f"Kernels: {stack.kernel_source.rstrip('.')}. Losses fitted on: {stack.calibration}"
             ),

@@ -84,3 +84,29 @@ def test_compare_without_designs_says_how_to_pick_them(client, team_a):
     assert response.status_code == 400
     page = response.content.decode()
     assert 'id="compare-how"' in page and 'href="/"' in page and "Compare selected" in page
+
+
+def test_compare_names_each_designs_software_stack_as_modelled(client, team_a, design_in):
+    """The stack a design was modelled with (auto resolved to the GPU's published-runs stack,
+    options such as the FP8 recipe) sits in the comparison, in the results page's words."""
+    from studio.runs.sections.performance import stack_traits
+    from studio.runs.selectors import typed_results
+
+    alice, alpha = team_a
+    first = design_in(alice, alpha, slug="h100-256-onprem-starter")
+    spec = example_spec("h100-256-onprem-starter")
+    spec["workload"]["precision"] = "fp8"
+    spec["workload"]["software_stack"] = {"name": "megatron-core-te-2024", "fp8_recipe": "current"}
+    second = design_services.design_create(
+        actor=alice, project=first.project, name="FP8-CS", spec=spec, message="test"
+    )
+    runs = [_evaluated(alice, first), _evaluated(alice, second)]
+    client.force_login(alice)
+    page = client.get(f"/compare/?design={first.pk}&design={second.pk}").content.decode()
+    row = page[page.index('id="comparison-stack"') :].split("</tr>", 1)[0]
+    for run in runs:
+        stack = typed_results(run).performance.software_stack
+        assert stack.name in row
+        assert stack_traits(stack).replace("'", "&#x27;") in row
+    assert "(auto)" in row and "(chosen in the workload)" in row
+    assert "FP8 current scaling" in row
