@@ -167,7 +167,10 @@ def _describe(design: DesignFacts, grade: str, near: list[Reference], quantity: 
     return f"{grade}: {quantity} vs {len(near)} nearest published ({'; '.join(parts)}) — {where}"
 
 
-def _for_class(design: DesignFacts) -> str:
+def _for_class(design: DesignFacts, candidates: list[Reference]) -> str:
+    """' for an MoE model' where the quantity's references depend on the model class."""
+    if not any(r.model_class for r in candidates):
+        return ""
     return {"moe": " for an MoE model", "dense": " for a dense model"}.get(
         design.model_class or "", ""
     )
@@ -189,7 +192,7 @@ def metric_evidence(
             engines=tuple(sorted({r.engine for r in candidates})),
             text=(
                 f"D: {len(candidates)} published references ({quantities}), none on this GPU "
-                f"generation at a similar scale{_for_class(design)}"
+                f"generation at a similar scale{_for_class(design, candidates)}"
             ),
         )
     grade = grade_of(design, near)

@@ -5,7 +5,7 @@ from models_engine import flatten_spec
 from studio.reports.document import format_metric
 from studio.runs.columns import Column
 from studio.runs.headline import HEADLINE_METRICS, Metric
-from studio.runs.sections.performance import STACK_CHOSEN_BY, stack_traits
+from studio.runs.sections.performance import stack_summary
 from studio.runs.selectors import typed_results
 
 
@@ -44,11 +44,7 @@ def stack_cells(columns: list[Column]) -> list[str] | None:
     for column in columns:
         typed = typed_results(column.run)
         stack = typed.performance.software_stack if typed and typed.performance else None
-        if stack is None:
-            cells.append("—")
-            continue
-        chosen = STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by).split(":")[0]
-        cells.append(f"{stack.name} ({chosen}): {stack_traits(stack)}")
+        cells.append("—" if stack is None else stack_summary(stack))
     return None if all(cell == "—" for cell in cells) else cells
 
 

@@ -14,6 +14,7 @@ from studio.runs.headline import HEADLINE_METRICS, Metric, headline_changes
 from studio.runs.sections import section_blocks
 from studio.runs.sections.blocks import BulletList, Group, Heading, Paragraph, Table, text
 from studio.runs.sections.format import DASH, amount, count, percent
+from studio.runs.sections.performance import stack_summary
 from studio.runs.selectors import parse_results
 
 TABLE_ROWS = 25  # longer tables are capped in the report (full data: the run's XLSX)
@@ -119,6 +120,18 @@ def comparison(covers: list[dict]) -> list[dict]:
             }
         )
     return rows
+
+
+def covers_stacks(covers: list[dict]) -> list[dict]:
+    """Each design's software stack as its snapshot's performance result states it (the
+    report details the first design's engines only, so the others' stacks are named here)."""
+    stacks = []
+    for cover in covers:
+        typed = parse_results(cover.get("results"))
+        stack = typed.performance.software_stack if typed and typed.performance else None
+        if stack is not None:
+            stacks.append({"design": cover["design_name"], "text": stack_summary(stack)})
+    return stacks
 
 
 def capped(blocks: list, limit: int = TABLE_ROWS) -> list:
@@ -366,6 +379,7 @@ def report_context(report, *, for_pdf: bool = False) -> dict:
         "baseline": report.baseline,
         "names": [c["design_name"] for c in covers],
         "comparison": comparison(covers),
+        "stacks": covers_stacks(covers),
         "roadmap": roadmap,
         "sections": sections,
         "findings": findings(covers)[:PDF_FINDINGS] if for_pdf else findings(covers),

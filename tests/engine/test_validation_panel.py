@@ -202,3 +202,11 @@ def test_step_times_are_summarised_per_model_class_and_add_up():
     assert dense.check.n + moe.check.n == sum(r.role == "check" and r.scored for r in step)
     # The registry's own finding, kept visible: MoE runs are the weaker half.
     assert moe.check.median > dense.check.median
+
+
+def test_a_quantity_without_model_classes_says_nothing_of_the_designs_class():
+    """Reliability references do not depend on the model trained: no 'for a dense model'."""
+    far = _ref("a", error=0.01, gpu_architecture="Ampere", gpu_sku="a100-sxm-80gb")
+    design = replace(DESIGN, model_class="dense")
+    evidence = design_evidence(design, ["step_time_s"], table_of([far]))["step_time_s"]
+    assert evidence.grade == "D" and "model" not in evidence.text

@@ -174,6 +174,13 @@ def stack_traits(stack) -> str:
     return ", ".join(traits)
 
 
+def stack_summary(stack) -> str:
+    """One line: the stack's name, how it was chosen and its traits (the comparison and the
+    report's headline section)."""
+    chosen = STACK_CHOSEN_BY.get(stack.chosen_by, stack.chosen_by).split(":")[0]
+    return f"{stack.name} ({chosen}): {stack_traits(stack)}"
+
+
 def stack_paragraph(stack) -> Paragraph:
     """The software stack the step was modelled with and the losses it adds to kernel time."""
     losses = ", ".join(

@@ -202,3 +202,25 @@ def test_report_figures_are_the_runs_stored_ones_and_survive_the_run(two_designs
     assert [f["spec"] for s in rebuilt for f in s["figures"]] == [
         f["spec"] for s in stored for f in s["figures"]
     ]
+
+
+def test_the_headline_names_every_designs_software_stack_from_its_snapshot(two_designs, client):
+    """The report details the first design's engines only; the headline section names each
+    design's software stack as its snapshot's performance result states it (page and PDF)."""
+    from studio.reports.document import covers_stacks
+    from studio.runs.sections.performance import stack_summary
+    from studio.runs.selectors import parse_results
+
+    alice, first, second = two_designs
+    report = make_report(alice, first, second)
+    stacks = covers_stacks(report.covers)
+    assert [s["design"] for s in stacks] == [first.name, second.name]
+    for cover, line in zip(report.covers, stacks, strict=True):
+        typed = parse_results(cover["results"])
+        assert line["text"] == stack_summary(typed.performance.software_stack)
+    client.force_login(alice)
+    html = client.get(f"/reports/{report.pk}/").content.decode()
+    paragraph = html.split('id="headline-stacks"', 1)[1].split("</p>", 1)[0]
+    for line in stacks:
+        assert f"{line['design']}: " in paragraph
+        assert line["text"].split(":")[0] in paragraph
