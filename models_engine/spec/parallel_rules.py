@@ -56,6 +56,23 @@ def check_parallel_layout(workload: Workload, par: Parallelism, issues: RuleViol
             f"micro_batch_size x dp ({par.micro_batch_size} x {par.dp})",
             {"multiple_of": par.micro_batch_size * par.dp},
         )
+    elif workload.kind == "training":
+        _check_pipeline_runs(workload, par, issues)
+
+
+def _check_pipeline_runs(workload: Workload, par: Parallelism, issues: RuleViolations) -> None:
+    """Each run of the schedule takes pipeline_microbatches of the step's micro-batches."""
+    per_run = par.pipeline_microbatches
+    if per_run is None or par.pp < 2:
+        return
+    microbatches = workload.global_batch_sequences // (par.micro_batch_size * par.dp)
+    if microbatches % per_run:
+        issues.add(
+            "parallelism.pipeline_microbatches",
+            f"pipeline_microbatches ({per_run}) must divide the step's micro-batches per "
+            f"pipeline (global_batch_sequences / (micro_batch_size x dp) = {microbatches})",
+            {"one_of": divisors(microbatches)},
+        )
 
 
 def _check_pipeline_split(workload: Workload, par: Parallelism, issues: RuleViolations) -> None:

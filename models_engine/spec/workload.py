@@ -245,6 +245,20 @@ class Parallelism(SpecModel):
             "per rank, pp even)."
         ),
     )
+    pipeline_microbatches: int | None = spec_field(
+        None,
+        unit="micro-batches",
+        description=(
+            "Micro-batches per run of the pipeline schedule, from fill to drain; null = all "
+            "of a step's micro-batches in one run (Megatron-Core, DeepSpeed). Trainers on "
+            "PyTorch's torch.distributed.pipelining (torchtitan, NeMo AutoModel) run the "
+            "schedule once per gradient-accumulation step over its local batch (local batch / "
+            "micro_batch_size micro-batches), so each run fills and drains the pipeline again. "
+            "Needs pp >= 2 and must divide the step's micro-batches per pipeline."
+        ),
+        ge=1,
+        le=1_000_000,
+    )
     shard_group_size: int | None = spec_field(
         None,
         unit="GPUs",
@@ -278,6 +292,12 @@ class Parallelism(SpecModel):
                 "recompute_layer_share",
                 "a share of recomputed layers applies to recompute 'full' only",
                 {"eq": 1.0},
+            )
+        if self.pipeline_microbatches is not None and self.pp < 2:
+            issues.add(
+                "pipeline_microbatches",
+                "micro-batches per pipeline run apply to a pipeline (pp >= 2); leave it null",
+                {"eq": None},
             )
         self._check_schedule(issues)
         self._check_shard_group(issues)

@@ -51,7 +51,7 @@ CONSTRAINED = re.compile(
     r"|sequence_length|global_batch_sequences|precision|moe\..*|inference\..*"
     r"|parallelism\.(tp|pp|dp|cp|ep|virtual_stages|first_stage_layers|last_stage_layers"
     r"|micro_batch_size|pipeline_schedule|shard_group_size|recompute|recompute_layer_share"
-    r"|expert_tp|activation_offload_layers)"
+    r"|expert_tp|activation_offload_layers|pipeline_microbatches)"
     r"|software_stack\.(compiled|cross_entropy|ep_comm_overlap|fp8_recipe))"
     r"|compute\.(gpu_sku|custom_gpu\.fp8_dense_tflops|gpu_count|gpus_per_node|nvlink_domain\..*)"
     r"|fabric\.(technology|topology|tiers|nic_speed_gbps|planes|roce\.ecn_km(in|ax)_kb"

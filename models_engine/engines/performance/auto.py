@@ -48,6 +48,7 @@ def search(
             fp32_master_params=stack.fp32_master_params,
             selective_recompute=stack.selective_recompute,
             fsdp_grad_sync=stack.fsdp_grad_sync,
+            pipeline_grad_reduce_at_end=stack.pipeline_grad_reduce_at_end,
             bf16_master=stack.bf16_master,
             fp8_saved_inputs=profile.saves_fp8_inputs,
             embedding_tp=stack.embedding_tp,

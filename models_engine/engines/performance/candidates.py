@@ -34,12 +34,17 @@ class Candidates:
     etp: np.ndarray | None = None
     # layers per GPU whose activations are offloaded to host memory (the search keeps 0)
     offload: np.ndarray | None = None
+    # micro-batches per run of the pipeline schedule; 0 = the step's in one run (the search
+    # keeps 0)
+    run_microbatches: np.ndarray | None = None
 
     def __post_init__(self):
         if self.recompute_share is None:
             object.__setattr__(self, "recompute_share", np.ones_like(self.tp, dtype=float))
         if self.offload is None:
             object.__setattr__(self, "offload", np.zeros_like(self.tp, dtype=float))
+        if self.run_microbatches is None:
+            object.__setattr__(self, "run_microbatches", np.zeros_like(self.tp, dtype=float))
         if self.etp is None:
             object.__setattr__(self, "etp", self.tp)
 
@@ -61,6 +66,19 @@ class Candidates:
         """Layers on each middle stage (0 when pp <= 2)."""
         rest = self.total_layers - self.first_layers - self.last_layers
         return np.where(self.pp > 2, rest / np.maximum(self.pp - 2, 1), 0.0)
+
+    def pipeline_runs(self, microbatches) -> np.ndarray:
+        """Runs of the pipeline schedule per step, each filling and draining the pipeline:
+        one, or the step's micro-batches / run_microbatches (torch.distributed.pipelining
+        trainers run the schedule once per gradient-accumulation step)."""
+        per_run = self.run_microbatches
+        return np.where(
+            (per_run > 0) & (self.pp > 1), microbatches / np.maximum(per_run, 1.0), 1.0
+        )
+
+    def microbatches_per_run(self, microbatches) -> np.ndarray:
+        """Micro-batches one run of the schedule takes (all of the step's by default)."""
+        return microbatches / self.pipeline_runs(microbatches)
 
     @property
     def largest_stage_layers(self) -> np.ndarray:
@@ -92,6 +110,7 @@ class Candidates:
             pipeline_schedule=SCHEDULES[int(self.schedule[index])],
             shard_group_size=None if shard == replicas else shard,
             activation_offload_layers=int(self.offload[index]),
+            pipeline_microbatches=int(self.run_microbatches[index]) or None,
             chosen_by=chosen_by,
         )
 
@@ -127,6 +146,7 @@ def from_layouts(layouts: list[Layout], layers: int) -> Candidates:
         recompute_share=_array([c.recompute_layer_share for c in layouts]),
         etp=_array([c.expert_tp_size for c in layouts]),
         offload=_array([c.activation_offload_layers for c in layouts]),
+        run_microbatches=_array([c.pipeline_microbatches or 0 for c in layouts]),
     )
 
 

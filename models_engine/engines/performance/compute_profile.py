@@ -107,6 +107,12 @@ class SoftwareStack:
     # the root unit, gathered once per micro-batch before the forward and reduce-scattered
     # after the backward (data_parallel.fsdp_root_exposed_s)
     fsdp_root_unit: bool = False
+    # PyTorch's torch.distributed.pipelining with FSDP (torchtitan, NeMo AutoModel): the
+    # stage's backward runs with gradient sync off, and the schedule's REDUCE_GRAD action
+    # (stage.perform_reduce_grad / backward_maybe_with_nosync: "Manually call post backward
+    # for FSDP") reduce-scatters the whole stage's gradients once, after the last run's last
+    # backward, and waits for it: nothing left to hide it behind (data_parallel)
+    pipeline_grad_reduce_at_end: bool = False
     # Tensor parallelism over the vocabulary: "vocab_parallel" (input embedding and logits
     # split over the TP ranks: Megatron VocabParallelEmbedding and vocab-parallel loss,
     # torchtitan RowwiseParallel and loss parallel) or "replicated" (every TP rank holds the

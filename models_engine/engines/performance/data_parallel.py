@@ -203,17 +203,26 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows, traine
     bucket = np.minimum(1.0, np.maximum(BUCKET_PARAMS, 1e6 * shard) / np.maximum(params, 1.0))
     per_layer = (gather_layer, scatter_layer)
     overlap = profile.stack.dp_comm_overlap
-    scatters = gradient_reductions(np.full_like(z, 3), m, profile.stack)
+    # torch.distributed.pipelining: one reduction of the whole stage after the last backward
+    at_end = reduced_after_pipeline(cand, profile.stack)
+    scatters = np.where(at_end, 0.0, gradient_reductions(np.full_like(z, 3), m, profile.stack))
+    end_scatter = np.where(at_end, scatter, 0.0)
     fsdp_exposed, fsdp_total = _fully_sharded(
         per_layer, m, layers, fwd_window, bwd_window, overlap, scatters
     )
     root_s = fsdp_root_exposed_s(gather_root, scatter_root, m, scatters)
     fsdp_exposed, fsdp_total = fsdp_exposed + root_s, fsdp_total + root_s
+    zero2_scatters = np.where(at_end, 1.0, m)
     step_total = np.select(
-        [z == 0, z == 1, z == 2], [all_reduce, scatter + gather, m * scatter + gather], fsdp_total
+        [z == 0, z == 1, z == 2],
+        [all_reduce, scatter + gather, zero2_scatters * scatter + gather],
+        fsdp_total + end_scatter,
     )
     if not overlap:
         return step_total, step_total
+    zero2_scatter_exposed = np.where(
+        at_end, scatter, m * _hidden(scatter, bwd_window) + bucket * scatter
+    )
     exposed = np.select(
         [z == 0, z == 1, z == 2],
         [
@@ -222,14 +231,19 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows, traine
             + bucket * scatter
             + _hidden(gather, fwd_window)
             + bucket * gather,
-            m * _hidden(scatter, bwd_window)
-            + bucket * scatter
-            + _hidden(gather, fwd_window)
-            + bucket * gather,
+            zero2_scatter_exposed + _hidden(gather, fwd_window) + bucket * gather,
         ],
-        fsdp_exposed,
+        fsdp_exposed + end_scatter,
     )
     return exposed, step_total
+
+
+def reduced_after_pipeline(cand, stack) -> np.ndarray:
+    """Layouts whose gradients are reduce-scattered once, after the pipeline schedule's last
+    backward, with nothing to hide behind: ZeRO-2 / FSDP sharding under a pipeline on a
+    stack that pipelines through torch.distributed.pipelining
+    (SoftwareStack.pipeline_grad_reduce_at_end)."""
+    return (cand.pp > 1) & (cand.zero >= 2) & stack.pipeline_grad_reduce_at_end
 
 
 def data_parallel_exposed_s(

@@ -24,6 +24,8 @@ class Layout:
     pipeline_schedule: str = "1f1b"  # pipeline_schedule.SCHEDULES
     shard_group_size: int | None = None  # ZeRO / FSDP shard group; None = all dp x cp ranks
     activation_offload_layers: int = 0  # layers per GPU whose activations go to host memory
+    # micro-batches per run of the pipeline schedule; None = the step's in one run
+    pipeline_microbatches: int | None = None
     chosen_by: str = "spec"
 
     @property

@@ -289,10 +289,18 @@ def resident_activation_layers(in_flight, stage_layers, offload_layers):
     return np.where(offload > 0, in_flight * (1.0 - share) + 1.0, in_flight)
 
 
-def holds_unsharded_gradients(zero_stage, microbatches, fsdp_grad_sync: str):
-    """True where FSDP accumulates gradients unsharded across micro-batches."""
+def holds_unsharded_gradients(
+    zero_stage, microbatches, fsdp_grad_sync: str, pp=1, pipeline_reduce_at_end: bool = False
+):
+    """True where FSDP accumulates gradients unsharded across micro-batches: with sync on the
+    last micro-batch only, or under a torch.distributed.pipelining schedule that reduces the
+    stage's gradients once after its last backward (SoftwareStack.pipeline_grad_reduce_at_end:
+    ZeRO-2-like FSDP2 without resharding after forward too)."""
+    zero = np.asarray(zero_stage)
     last_only = fsdp_grad_sync == "last_microbatch"
-    return (np.asarray(zero_stage) == 3) & (np.asarray(microbatches) > 1) & last_only
+    deferred = (zero == 3) & (np.asarray(microbatches) > 1) & last_only
+    pipelined = (zero >= 2) & (np.asarray(pp) > 1) & pipeline_reduce_at_end
+    return deferred | pipelined
 
 
 def model_state_bytes(

@@ -105,7 +105,10 @@ def _activation_layers(workload, layout: Layout, rank: str = "busiest") -> float
     layers x its in-flight micro-batches, one under plain 1F1B)."""
     first, last = stage_layers(layout, workload.layers)
     middle = (workload.layers - first - last) / max(layout.pp - 2, 1)
-    microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
+    # a run of the schedule holds at most its own micro-batches in flight
+    microbatches = layout.pipeline_microbatches or workload.global_batch_sequences / (
+        layout.dp * layout.micro_batch_size
+    )
     schedule = schedule_code(layout.pipeline_schedule)
     p, v = layout.pp, layout.virtual_stages
     if rank == "last":
@@ -126,6 +129,7 @@ def stage_breakdowns_gib(
     fp32_master_params: bool = False,
     selective_recompute: str = "attention_core",
     fsdp_grad_sync: str = "every_microbatch",
+    pipeline_grad_reduce_at_end: bool = False,
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
     embedding_tp: str = "vocab_parallel",
@@ -147,7 +151,11 @@ def stage_breakdowns_gib(
         "bf16_master": bf16_master,
     }
     microbatches = workload.global_batch_sequences / (layout.dp * layout.micro_batch_size)
-    held = bool(holds_unsharded_gradients(zero, microbatches, fsdp_grad_sync))
+    held = bool(
+        holds_unsharded_gradients(
+            zero, microbatches, fsdp_grad_sync, layout.pp, pipeline_grad_reduce_at_end
+        )
+    )
     precision = {
         **state_precision(**bytes_per_param, fp8_weights=fp8_weights),
         **state_shares(shape, tuning),
@@ -276,6 +284,7 @@ def explicit_layout(parallelism) -> Layout:
         pipeline_schedule=parallelism.pipeline_schedule,
         shard_group_size=parallelism.shard_group_size,
         activation_offload_layers=parallelism.activation_offload_layers,
+        pipeline_microbatches=parallelism.pipeline_microbatches,
     )
 
 
@@ -295,6 +304,7 @@ def _memory_stack(spec, gpu, stack) -> dict:
         "fp32_master_params": stack.fp32_master_params,
         "selective_recompute": stack.selective_recompute,
         "fsdp_grad_sync": stack.fsdp_grad_sync,
+        "pipeline_grad_reduce_at_end": stack.pipeline_grad_reduce_at_end,
         "bf16_master": stack.bf16_master,
         "fp8_saved_inputs": saves_fp8_inputs(gpu, spec.workload.precision, stack),
         "embedding_tp": stack.embedding_tp,

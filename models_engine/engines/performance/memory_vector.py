@@ -92,6 +92,7 @@ def training_memory_gib(
     fp32_master_params: bool = False,
     selective_recompute: str = "attention_core",
     fsdp_grad_sync: str = "every_microbatch",
+    pipeline_grad_reduce_at_end: bool = False,
     bf16_master: bool = False,
     fp8_saved_inputs: bool = False,
     embedding_tp: str = "vocab_parallel",
@@ -104,7 +105,9 @@ def training_memory_gib(
     peaks with the stored activations). `tuning`: which weights train (fine_tuning.py): only
     they keep gradients and optimizer states."""
     microbatches = shape.global_batch / (cand.dp * cand.mbs)
-    held = holds_unsharded_gradients(cand.zero, microbatches, fsdp_grad_sync)
+    held = holds_unsharded_gradients(
+        cand.zero, microbatches, fsdp_grad_sync, cand.pp, pipeline_grad_reduce_at_end
+    )
     bytes_per_param = {
         "gradient_bytes": gradient_bytes,
         "fp32_master_params": fp32_master_params,
@@ -156,11 +159,12 @@ def training_memory_gib(
 
     holds_head = (cand.pp <= 1) | ends_on_first_rank(cand.schedule)
     copies = np.where(holds_head & (not shape.tied_embeddings), 2.0, 1.0)
+    per_run = cand.microbatches_per_run(microbatches)  # in flight: one run's at most
     busiest = activation_layers(
         cand.schedule,
         cand.pp,
         cand.vp,
-        microbatches,
+        per_run,
         cand.first_layers,
         cand.middle_layers,
         cand.last_layers,
@@ -173,7 +177,7 @@ def training_memory_gib(
         np.where(holds_head, logits, 0.0),
     )
     last_in_flight = cand.last_layers * in_flight_microbatches(
-        cand.schedule, cand.pp, cand.vp, microbatches, cand.pp - 1.0
+        cand.schedule, cand.pp, cand.vp, per_run, cand.pp - 1.0
     )
     last = stage(
         _last_rank_params(shape, cand),

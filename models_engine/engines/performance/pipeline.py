@@ -248,14 +248,18 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
     )
     weight_l = weight_grad_share(shape, cand) * _layer_mix(shape, dense, moe, "backward_s")
     layer_s = forward_l + backward_l
-    bubble = bubble_s(
+    # Each run of the schedule fills and drains the pipeline: its bubble and its warm-up /
+    # cool-down transfers come once per run (one run per step unless pipeline_microbatches).
+    runs = cand.pipeline_runs(m)
+    bubble = runs * bubble_s(
         cand.schedule, p, v, mean, mean * backward_l / layer_s, mean * weight_l / layer_s
     )
     critical = {}
     for key in PARTS:
         options = np.stack([first[key], middle[key], last[key]])
         critical[key] = m * np.take_along_axis(options, slowest[None], axis=0)[0]
-    pp_exposed = m * per_mb_p2p * (p > 1) + 2.0 * (p - 1.0) * p2p
+    fill_drain_p2p = runs * 2.0 * (p - 1.0) * p2p
+    pp_exposed = m * per_mb_p2p * (p > 1) + fill_drain_p2p
     layers = np.stack([stages.first_layers, stages.middle_layers, stages.last_layers])
     n = np.take_along_axis(layers, slowest[None], axis=0)[0]
     return PipelineResult(
@@ -263,7 +267,7 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
         critical=critical,
         bubble_s=bubble,
         pp_exposed_s=pp_exposed,
-        pipeline_s=m * tmax + bubble + 2.0 * (p - 1.0) * p2p,
+        pipeline_s=m * tmax + bubble + fill_drain_p2p,
         slowest_stage=slowest,
         stage_forward_s=n * forward_l,
         stage_backward_s=n * backward_l,

@@ -37,6 +37,8 @@ class Layout(ResultPart):
     shard_group_size: int | None = None
     recompute_layer_share: float = 1.0  # stored results from before the field: all layers
     activation_offload_layers: int = 0  # stored results from before the field: none
+    # micro-batches per run of the pipeline schedule; None = all of the step's in one run
+    pipeline_microbatches: int | None = None
     chosen_by: str
 
 

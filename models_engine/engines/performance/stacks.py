@@ -185,6 +185,10 @@ SOFTWARE_STACKS = {
         # fully_shard per TransformerBlock, then on the whole model: embedding, final norm and
         # output head form the root unit (torchtitan parallelize_llama apply_fsdp)
         "fsdp_root_unit": True,
+        # pipeline parallelism through torch.distributed.pipelining: FSDP's gradient
+        # reduction runs once per step after the schedule's last backward
+        # (compute_profile.Stack.pipeline_grad_reduce_at_end)
+        "pipeline_grad_reduce_at_end": True,
         # cross_entropy on the logits cast to fp32 (memory.EAGER_LOSS_LOGITS_BYTES)
         "cross_entropy": "fp32",
         "loss_logits_bytes": EAGER_LOSS_LOGITS_BYTES["fp32"],

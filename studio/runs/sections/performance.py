@@ -112,6 +112,9 @@ def layout_paragraph(performance: PerformanceResult, with_wan: bool) -> Paragrap
             layout.activation_offload_layers
             and f", activations of {layout.activation_offload_layers} layers per GPU offloaded "
             "to host memory",
+            layout.pipeline_microbatches
+            and f", the pipeline filled and drained every {layout.pipeline_microbatches} "
+            "micro-batches",
             " ",
             muted(f"({layout.chosen_by})"),
             f". {count(performance.tokens_per_s)} tokens/s, "

@@ -215,6 +215,20 @@ def test_the_software_stack_and_its_losses_are_named(typed):
         assert f"{name.replace('_', ' ')} {percent(fraction, 0)}" in line
 
 
+def test_a_pipeline_run_every_few_micro_batches_is_named_in_the_layout_line():
+    """workload.parallelism.pipeline_microbatches: each run of the schedule fills and drains
+    the pipeline again, so the layout line says how often; the default says nothing."""
+    doc = json.loads((ROOT / "examples" / "gb200-nvl72-multirack.json").read_text())
+
+    def layout_line(per_run):
+        doc["workload"]["parallelism"]["pipeline_microbatches"] = per_run
+        results = parse_results(models_engine.evaluate(doc))
+        return plain(performance_section.layout_paragraph(results.performance, False).text)
+
+    assert "filled and drained every 8 micro-batches" in layout_line(8)
+    assert "filled and drained" not in layout_line(None)
+
+
 @pytest.mark.parametrize(
     ("recipe", "phrase"),
     [
