@@ -72,9 +72,7 @@ class Candidates:
         one, or the step's micro-batches / run_microbatches (torch.distributed.pipelining
         trainers run the schedule once per gradient-accumulation step)."""
         per_run = self.run_microbatches
-        return np.where(
-            (per_run > 0) & (self.pp > 1), microbatches / np.maximum(per_run, 1.0), 1.0
-        )
+        return np.where((per_run > 0) & (self.pp > 1), microbatches / np.maximum(per_run, 1.0), 1.0)
 
     def microbatches_per_run(self, microbatches) -> np.ndarray:
         """Micro-batches one run of the schedule takes (all of the step's by default)."""
