@@ -464,3 +464,21 @@ def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(
     (message,) = response.json()[f"spec.workload.software_stack.{field}"]
     assert named in message
     assert Design.objects.count() == before
+
+
+def test_pipeline_runs_that_do_not_divide_the_steps_are_a_field_error(client, world):
+    """workload.parallelism.pipeline_microbatches must divide the step's micro-batches per
+    pipeline: the API answers 400 naming the field and the count, and saves nothing."""
+    client.force_login(world["alice"])
+    spec = example_spec("gb200-nvl72-multirack")  # PP 9 x DP 64, 4608 sequences: 72 per pipeline
+    spec["workload"]["parallelism"]["pipeline_microbatches"] = 10
+    before = Design.objects.count()
+    response = client.post(
+        "/api/designs/",
+        {"project": world["own"]["project"], "name": "uneven runs", "spec": spec},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    (message,) = response.json()["spec.workload.parallelism.pipeline_microbatches"]
+    assert "= 72)" in message
+    assert Design.objects.count() == before
