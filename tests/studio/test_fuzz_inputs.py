@@ -451,34 +451,32 @@ def test_a_stack_option_on_the_wrong_stack_is_a_field_error_and_saves_nothing(
     workload.software_stack.<option> and the stacks it applies to, and no design is
     created."""
 
-    client.force_login(world["alice"])
     spec = example_spec()
     spec["workload"]["software_stack"] = stack
+    message = _refused_field(client, world, spec, f"spec.workload.software_stack.{field}")
+    assert named in message
+
+
+def _refused_field(client, world, spec, path: str) -> str:
+    """POST `spec` as a new design: the API answers 400 with one message for `path` and
+    saves nothing; returns the message."""
+    client.force_login(world["alice"])
     before = Design.objects.count()
     response = client.post(
         "/api/designs/",
-        {"project": world["own"]["project"], "name": "wrong stack", "spec": spec},
+        {"project": world["own"]["project"], "name": "refused", "spec": spec},
         content_type="application/json",
     )
     assert response.status_code == 400
-    (message,) = response.json()[f"spec.workload.software_stack.{field}"]
-    assert named in message
+    (message,) = response.json()[path]
     assert Design.objects.count() == before
+    return message
 
 
 def test_pipeline_runs_that_do_not_divide_the_steps_are_a_field_error(client, world):
     """workload.parallelism.pipeline_microbatches must divide the step's micro-batches per
     pipeline: the API answers 400 naming the field and the count, and saves nothing."""
-    client.force_login(world["alice"])
     spec = example_spec("gb200-nvl72-multirack")  # PP 9 x DP 64, 4608 sequences: 72 per pipeline
     spec["workload"]["parallelism"]["pipeline_microbatches"] = 10
-    before = Design.objects.count()
-    response = client.post(
-        "/api/designs/",
-        {"project": world["own"]["project"], "name": "uneven runs", "spec": spec},
-        content_type="application/json",
-    )
-    assert response.status_code == 400
-    (message,) = response.json()["spec.workload.parallelism.pipeline_microbatches"]
+    message = _refused_field(client, world, spec, "spec.workload.parallelism.pipeline_microbatches")
     assert "= 72)" in message
-    assert Design.objects.count() == before
