@@ -17,22 +17,27 @@ def _pct(value: float | None) -> str:
     return "    -" if value is None else f"{value:5.1%}"
 
 
-def _stats(stats: ErrorStats) -> str:
-    return f"{stats.n:3d} {_pct(stats.median)} {_pct(stats.p90)} {_pct(stats.max)}"
+def _signed_pct(value: float | None) -> str:
+    return "     -" if value is None else f"{value:+6.1%}"
+
+
+def _stats(stats: ErrorStats, *, bias: bool = False) -> str:
+    text = f"{stats.n:3d} {_pct(stats.median)} {_pct(stats.p90)} {_pct(stats.max)}"
+    return f"{text} {_signed_pct(stats.bias)}" if bias else text
 
 
 def _row(group: GroupSummary) -> str:
     return (
         f"{group.name:32s} {group.cases:4d} {group.not_expressible:4d}   "
-        f"{_stats(group.fitted)}   {_stats(group.check)}"
+        f"{_stats(group.fitted)}   {_stats(group.check, bias=True)}"
     )
 
 
 def print_table(report: ValidationReport, *, cases: bool) -> None:
     print("Step time |error| against published runs (model / published - 1)")
-    print(f"{'':32s} {'':4s} {'not':>4s}   {'fitted':^21s}   {'check-only':^21s}")
+    print(f"{'':32s} {'':4s} {'not':>4s}   {'fitted':^21s}   {'check-only':^28s}")
     header = "  n median   p90   max"
-    print(f"{'family':32s} {'runs':>4s} {'expr':>4s}   {header}   {header}")
+    print(f"{'family':32s} {'runs':>4s} {'expr':>4s}   {header}   {header}   bias")
     for group in report.families:
         print(_row(group))
     print(_row(report.overall))
@@ -89,11 +94,11 @@ def print_panel(*, as_json: bool) -> int:
         print()
         return 0
     print("|error| per engine and quantity (engine / published - 1)")
-    print(f"{'group':48s} {'refs':>4s}   {'fitted':^21s}   {'check-only':^21s}")
+    print(f"{'group':48s} {'refs':>4s}   {'fitted':^21s}   {'check-only, bias':^28s}")
     for group in (*table.by_engine, *table.by_model_class, *table.by_family, table.overall):
         print(
             f"{group.name:48s} {group.references:4d}   {_stats(group.fitted)}   "
-            f"{_stats(group.check)}"
+            f"{_stats(group.check, bias=True)}"
         )
     return 0
 

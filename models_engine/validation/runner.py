@@ -39,21 +39,28 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class ErrorStats:
+    """|error| median, p90 and max of a group, and its bias: the median of the signed errors
+    (model / published - 1), negative where the engine's values are under the published ones
+    (for a step time: the engine is faster than the runs)."""
+
     n: int
     median: float | None
     p90: float | None
     max: float | None
+    bias: float | None = None
 
     @classmethod
     def of(cls, errors: list[float]) -> ErrorStats:
         if not errors:
             return cls(0, None, None, None)
-        magnitudes = np.abs(np.asarray(errors, dtype=float))
+        signed = np.asarray(errors, dtype=float)
+        magnitudes = np.abs(signed)
         return cls(
             n=len(errors),
             median=float(np.median(magnitudes)),
             p90=float(np.percentile(magnitudes, 90)),
             max=float(magnitudes.max()),
+            bias=float(np.median(signed)),
         )
 
 

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from models_engine import GRADE_RULES, Reference, ValidationTable, table_of, validation_table
 from studio.runs.charts.common import base_layout, figure_entry
-from studio.runs.sections.format import DASH, amount, percent
+from studio.runs.sections.format import DASH, amount, percent, signed_percent
 
 FILTERS = ("engine", "family", "quantity", "role", "gpu", "model_class", "ids")
 ROLES = ("fit", "check")
@@ -106,6 +106,7 @@ def _stats(stats) -> dict:
         "median": percent(stats.median),
         "p90": percent(stats.p90),
         "max": percent(stats.max),
+        "bias": signed_percent(stats.bias),
     }
 
 
@@ -130,7 +131,7 @@ def reference_rows(refs: list[Reference]) -> list[dict]:
             "role": ROLE_NAMES[r.role],
             "published": f"{amount(r.published)} {r.unit}",
             "model": f"{amount(r.model)} {r.unit}" if r.model is not None else DASH,
-            "error": f"{r.error * 100:+.1f} %" if r.error is not None else DASH,
+            "error": signed_percent(r.error),
             "bad": r.error is not None and abs(r.error) > 0.2,
             "gpus": f"{r.gpus:,}" if r.gpus else "",
         }

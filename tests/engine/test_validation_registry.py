@@ -254,7 +254,18 @@ def test_runner_prints_fitted_and_check_only_errors_per_family(capsys):
     # Dense and MoE models apart (both families here are dense: no MoE run scored)
     lines = {line[:32].strip(): line.split() for line in out.splitlines() if line.strip()}
     assert lines["dense models"][4] == "8" and lines["dense models"][8] == "12"
-    assert lines["MoE models"][2:] == ["0", "0", "0", "-", "-", "-", "0", "-", "-", "-"]
+    assert lines["MoE models"][2:] == ["0", "0", "0", "-", "-", "-", "0", "-", "-", "-", "-"]
+    # Check-only bias: the median signed error, the runner's own number
+    report = run_validation([c for c in CASES if c.family == "nemo-24.07-h100"])
+    assert rows["nemo-24.07-h100"][11] == f"{report.overall.check.bias:+.1%}"
+
+
+def test_bias_is_the_median_signed_error_and_the_magnitudes_stay_absolute():
+    stats = ErrorStats.of([-0.30, -0.10, 0.05, 0.02, -0.04])
+    assert stats.bias == pytest.approx(-0.04)
+    assert stats.median == pytest.approx(0.05)
+    assert stats.max == pytest.approx(0.30)
+    assert ErrorStats.of([]).bias is None
 
 
 def test_runner_json_has_both_errors_and_every_case(capsys):

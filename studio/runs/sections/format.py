@@ -30,6 +30,14 @@ def percent(fraction, decimals: int = 1) -> str:
     return f"{number(fraction * 100, decimals)} %"
 
 
+def signed_percent(fraction, decimals: int = 1) -> str:
+    """A signed fraction as a percentage: -0.069 -> `-6.9 %`, 0.03 -> `+3.0 %`."""
+    if fraction is None:
+        return DASH
+    sign = "+" if fraction >= 0 else "-"
+    return f"{sign}{number(abs(fraction) * 100, decimals)} %"
+
+
 def percent_number(fraction, decimals: int = 1) -> str:
     """A fraction as a percentage without the sign (the column header says %)."""
     return DASH if fraction is None else number(fraction * 100, decimals)

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from models_engine import design_evidence, design_facts, validation_table
-from studio.runs.sections.format import percent
+from studio.runs.sections.format import percent, signed_percent
 
 pytestmark = pytest.mark.django_db
 TABLE = validation_table()
@@ -62,6 +62,10 @@ def test_dense_and_moe_step_times_are_summarised_and_filtered_apart(client, team
     for summary in TABLE.by_model_class:
         row = html.split(f"<td>{summary.name}</td>", 1)[1].split("</tr>", 1)[0]
         assert f">{percent(summary.check.median)}<" in row
+        # the check-only bias (median signed error) closes the row: MoE runs come out fast
+        assert row.rstrip().endswith(f">{signed_percent(summary.check.bias)}</td>")
+    moe = next(s for s in TABLE.by_model_class if "MoE" in s.name)
+    assert moe.check.bias < 0
     data = client.get(reverse("api-validation"), {"model_class": "moe"}).json()
     expected = [r for r in TABLE.references if r.model_class == "moe"]
     assert expected and [r["id"] for r in data["references"]] == [r.id for r in expected]
