@@ -39,9 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--only",
-        choices=("experts", "head-dims"),
+        choices=("experts", "head-dims", "flex"),
         help="measure only this part (experts: MoE expert GEMMs; head-dims: attention at head "
-        "dim 64 and 128)",
+        "dim 64 and 128; flex: PyTorch FlexAttention, causal and sliding window, against SDPA)",
     )
     parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile block")
     return parser
@@ -101,6 +101,14 @@ def measure_only(torch, tiny: bool, part: str) -> dict:
     shapes = TINY if tiny else FULL
     if part == "experts":
         _expert_sections(torch, doc, tiny, torch.bfloat16, device)
+    elif part == "flex":
+        from models_engine.calibrate import measure_flex as flex
+
+        _section(
+            doc,
+            "flex_attention",
+            lambda: flex.measure_flex(torch, tiny, torch.bfloat16, device, doc["errors"]),
+        )
     else:
         _section(
             doc,

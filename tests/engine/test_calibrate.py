@@ -178,3 +178,24 @@ def test_summary_prints_the_expert_gemms():
     assert 10.0 < summary["expert_host_us"] < 30.0
     text = format_summary(summary)
     assert "Expert GEMMs by rows per expert" in text and "Host time per expert GEMM" in text
+
+
+H200_FLEX = FIXTURES / "h200-calibrate-flex-2026-11-27.json"
+
+
+def test_flex_run_has_the_tools_row_schema_and_every_kernel_per_shape():
+    """`--only flex` on an H200: each shape has the flex rows (causal, both windows, the bare
+    kernel) and the SDPA references, in the tool's own row layout, with no recorded failure."""
+    from models_engine.calibrate.measure_flex import FLEX_SHAPES, WINDOWS, _row
+    from models_engine.calibrate.timing import Timing
+
+    doc = load(H200_FLEX)
+    assert doc["errors"] == [] and doc["meta"]["gpu_name"] == "NVIDIA H200"
+    timing = Timing(1.0, 1.0, 1.0, 1, 1)
+    keys = set(_row(FLEX_SHAPES[0], "flex", 0, timing, timing))
+    rows = doc["flex_attention"]
+    assert all(set(row) == keys for row in rows)
+    expected = {("flex", "causal"), ("flex-no-sink", "causal"), ("flash", "causal")}
+    expected |= {("cudnn", "causal")} | {("flex", f"window-{w}") for w in WINDOWS}
+    for name, *_ in FLEX_SHAPES:
+        assert {(r["kernel"], r["mask"]) for r in rows if r["shape"] == name} == expected

@@ -42,9 +42,13 @@ from models_engine.engines.performance.pipeline_schedule import (
 # userbuffers kernels take SMs and HBM bandwidth from the GEMM they hide behind (NCCL uses
 # 8-16 of 108/132 SMs, i.e. about 10%).
 OVERLAP_SLOWDOWN = 0.10
-# Causal attention on a 128-token diagonal tile computes the whole tile: keys per query
-# average s/2 + 64.
-CAUSAL_DIAGONAL_TILE_KEYS = 64.0
+# Fused attention kernels (FlashAttention-2 / 3, cuDNN, PyTorch FlexAttention's default
+# BLOCK_SIZE) walk the score matrix in tiles of 128 keys: a query tile streams every key tile
+# its mask touches, masked part and all. Causal: (s / 128 + 1) / 2 tiles on average, keys per
+# query s/2 + 64; a sliding window streams the tiles its window overlaps plus the diagonal one
+# (windowed_tile_keys: about w + 128).
+ATTENTION_KEY_TILE = 128.0
+CAUSAL_DIAGONAL_TILE_KEYS = ATTENTION_KEY_TILE / 2.0
 
 
 @dataclass
@@ -79,16 +83,38 @@ class LayerCost:
         )
 
 
+def windowed_tile_keys(window: float, seq: float) -> float:
+    """Mean keys a query streams in a sliding-window layer: query tile j (queries j T .. j T +
+    T - 1, T = ATTENTION_KEY_TILE) attends keys j T - w + 1 .. j T + T - 1, so it streams the key
+    tiles from floor(max(0, j T - w + 1) / T) to j, averaged over the s / T query tiles."""
+    tile = ATTENTION_KEY_TILE
+    query_tiles = np.arange(max(1, int(np.ceil(seq / tile))))
+    first = np.floor(np.maximum(0.0, query_tiles * tile - window + 1.0) / tile)
+    return float(np.mean(query_tiles - first + 1.0)) * tile
+
+
 def _attention(shape, cand, profile, tokens):
     heads = shape.heads / cand.tp
     if profile.stack.attention_kernel == "flash":
-        # Sliding-window layers: the keys inside the window, plus the partly masked tile
-        # on the diagonal as for causal attention.
-        mean_keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
-        keys = mean_keys + CAUSAL_DIAGONAL_TILE_KEYS
         chunk = shape.seq_len / cand.cp
         head_dim = shape.attention.core_head_dim
-        return flash_attention_time_s(tokens, keys, chunk, heads, head_dim, profile)
+        causal_keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
+        full = flash_attention_time_s(tokens, causal_keys, chunk, heads, head_dim, profile)
+        if not (shape.window and shape.window_share):
+            return full
+        # A windowed layer streams its tiles at the same fixed cost per query tile as a causal
+        # one: the length ramp L / (L + 256) is that cost (128 keys' worth against the causal
+        # L / 2 mean), so a query tile streaming K keys runs at the ramp of L = 2 K.
+        # MEASURED (H200, PyTorch FlexAttention, tests/fixtures/gpu_microbench/
+        # h200-calibrate-flex-2026-11-27.json): window 128 / 1024 over 4096 tokens take 0.19-0.22
+        # / 0.46-0.56 of the causal kernel's time; this gives 0.17 / 0.51 (keys inside the
+        # window alone, as before: 0.09 / 0.46).
+        keys = windowed_tile_keys(shape.window, shape.seq_len)
+        windowed = flash_attention_time_s(
+            tokens, keys, np.minimum(2.0 * keys, chunk), heads, head_dim, profile
+        )
+        share = shape.window_share
+        return tuple((1.0 - share) * f + share * w for f, w in zip(full, windowed, strict=True))
     return unfused_attention_time_s(
         cand.mbs * heads,
         shape.seq_len / cand.cp,
