@@ -44,12 +44,14 @@ class SoftwareStackChoice(SpecModel):
             "Megatron-LM layers); auto = the stack of the GPU's published runs."
         ),
     )
-    attention_backend: Literal["cudnn", "flash", "unfused"] | None = spec_field(
+    attention_backend: Literal["cudnn", "flash", "flex", "unfused"] | None = spec_field(
         None,
         unit="enum",
         description=(
             "Override the attention kernel: cudnn (cuDNN fused attention), flash "
-            "(flash-attn / PyTorch SDPA flash, about half cuDNN's rate on H100) or unfused "
+            "(flash-attn / PyTorch SDPA flash, about half cuDNN's rate on H100), flex "
+            "(compiled PyTorch FlexAttention: flash's rate; a model with attention sinks "
+            "rescales the output after the kernel, as NeMo AutoModel does) or unfused "
             "(softmax as separate kernels); null = the stack's."
         ),
     )

@@ -442,6 +442,15 @@ class Workload(SpecModel):
         ge=1,
         le=10_000_000,
     )
+    attention_sinks: bool = spec_field(
+        False,
+        unit="boolean",
+        description=(
+            "Learnable attention sinks (gpt-oss): one extra logit per head in every softmax. "
+            "cuDNN (Transformer Engine) takes it inside the kernel; FlexAttention rescales "
+            "the output after it (software_stack.attention_backend flex)."
+        ),
+    )
     attention_sliding_window_layer_share: float = spec_field(
         1.0,
         unit="fraction",

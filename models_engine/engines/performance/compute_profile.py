@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from models_engine.engines.performance.efficiency_data import (
     ATTENTION_LENGTH_RAMP,
+    ATTENTION_RATE_OF,
     DEFAULT_EFFICIENCY,
     GEMM_TILE_RAMP,
     SKU_EFFICIENCY,
@@ -262,7 +263,8 @@ def _stack_losses(stack: str, generation: str) -> tuple[dict, tuple[str, ...]]:
 def _attention_fractions(kernels: dict, backend: str) -> tuple[float, float]:
     # The unfused stack runs attention as GEMMs + softmax kernels; the fused fractions are
     # unused there but kept for reporting.
-    return kernels["attention"].get(backend, kernels["attention"]["cudnn"])
+    rates = kernels["attention"]
+    return rates.get(ATTENTION_RATE_OF.get(backend, backend), rates["cudnn"])
 
 
 def resolve_stack(gpu, stack_choice=None) -> SoftwareStack:

@@ -18,6 +18,7 @@ from models_engine.engines.performance.stacks import (
 __all__ = [
     "ATTENTION_HEAD_DIM_FACTOR",
     "ATTENTION_LENGTH_RAMP",
+    "ATTENTION_RATE_OF",
     "DEFAULT_EFFICIENCY",
     "GEMM_KERNEL_FIXED_US",
     "GEMM_TILE_RAMP",
@@ -62,6 +63,13 @@ ATTENTION_HEAD_DIM_FACTOR = {
     "cudnn": {64: (0.753, 0.786), 128: (1.0, 1.0)},
     "flash": {64: (0.926, 0.923), 128: (1.0, 1.0)},
 }
+
+# Backends priced at another backend's measured rate. PyTorch FlexAttention (compiled) runs at
+# PyTorch's flash kernel's: on an H200 at GPT-OSS's shape (2 x 4096 tokens, 64 query / 8
+# key-value heads of 64) its kernel alone takes 0.84 / 1.02 of flash's time forward / backward,
+# 0.88 / 0.84 at head dim 128 (tests/fixtures/gpu_microbench/h200-calibrate-flex-2026-11-27.json,
+# `calibrate --only flex`; tests/engine/test_attention_windows.py).
+ATTENTION_RATE_OF = {"flex": "flash"}
 
 
 def _entry(stack: str, generation: str, kernels: str, note: str = "") -> dict:

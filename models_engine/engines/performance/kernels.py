@@ -13,7 +13,10 @@ Every kernel time is multiplied by `profile.kernel_time_scale` = 1 + the stack's
 
 import numpy as np
 
-from models_engine.engines.performance.efficiency_data import ATTENTION_HEAD_DIM_FACTOR
+from models_engine.engines.performance.efficiency_data import (
+    ATTENTION_HEAD_DIM_FACTOR,
+    ATTENTION_RATE_OF,
+)
 
 OUTPUT_BYTES = 2  # GEMM outputs are written in bf16 / fp16 (FP8 GEMMs too)
 
@@ -90,7 +93,7 @@ def attention_head_dim_factor(backend: str, head_dim: float) -> tuple[float, flo
     """(forward, backward) fused-attention throughput at `head_dim` relative to head dim 128
     (efficiency_data.ATTENTION_HEAD_DIM_FACTOR): log2-interpolated between the measured head
     dims, held flat outside them."""
-    points = ATTENTION_HEAD_DIM_FACTOR.get(backend)
+    points = ATTENTION_HEAD_DIM_FACTOR.get(ATTENTION_RATE_OF.get(backend, backend))
     if points is None:
         return 1.0, 1.0
     dims = sorted(points)

@@ -34,6 +34,7 @@ class ModelShape:
     # Sliding-window attention: window in tokens (0: none) and the share of layers using it
     window: int = 0
     window_share: float = 0.0
+    sinks: bool = False  # learnable attention sinks (one extra logit per head)
     # Projections, widths and stored activations of the attention block (MLA or not);
     # None: plain multi-head / grouped-query attention from the fields above.
     attention_geometry: AttentionShape | None = None
@@ -161,5 +162,6 @@ def model_shape(workload) -> ModelShape:
             if workload.attention_sliding_window_tokens
             else 0.0
         ),
+        sinks=workload.attention_sinks,
         attention_geometry=attention_shape(workload),
     )

@@ -138,6 +138,15 @@ CROSS_ENTROPY_WORDS = {
 }
 
 
+# The attention kernel (software_stack.attention_backend)
+ATTENTION_WORDS = {
+    "cudnn": "cuDNN fused attention",
+    "flash": "flash attention",
+    "flex": "FlexAttention (compiled PyTorch)",
+    "unfused": "unfused attention (softmax as separate kernels)",
+}
+
+
 # FP8 runs' scaling recipe (software_stack.fp8_recipe); absent on other precisions
 FP8_RECIPE_WORDS = {
     "delayed": "FP8 delayed scaling (amax history)",
@@ -152,7 +161,9 @@ def stack_traits(stack) -> str:
     flags = (("TP", stack.tp_comm_overlap), ("DP", stack.dp_comm_overlap))
     overlapped = " and ".join(name for name, on in flags if on)
     traits = ["compiled with torch.compile"] if stack.compiled else []
-    traits.append(f"{stack.attention_backend} attention")
+    traits.append(
+        ATTENTION_WORDS.get(stack.attention_backend, f"{stack.attention_backend} attention")
+    )
     traits.append(f"{overlapped} communication overlapped" if overlapped else "no overlap")
     if stack.ep_dispatcher == "deepep":
         traits.append(

@@ -362,3 +362,21 @@ def test_section_templates_only_loop_over_blocks():
         assert len(re.findall(r"{%\s*if\b", source)) <= 3, path.name
         assert max(len(line) for line in source.splitlines()) <= 160, path.name
         assert not re.search(r"{%\s*with\s+\w\s*=", source), f"{path.name}: one-letter alias"
+
+
+@pytest.mark.parametrize(
+    ("backend", "phrase"),
+    [("cudnn", "cuDNN fused attention"), ("flex", "FlexAttention (compiled PyTorch)")],
+)
+def test_the_stack_line_names_the_attention_kernel(backend, phrase):
+    stack = SoftwareStackUsed(
+        name="torchtitan",
+        chosen_by="workload",
+        attention_backend=backend,
+        tp_comm_overlap=False,
+        dp_comm_overlap=True,
+        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.05},
+        kernel_source="measured",
+        calibration="fitted",
+    )
+    assert phrase in plain(performance_section.stack_paragraph(stack).text)
