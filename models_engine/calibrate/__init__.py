@@ -20,7 +20,11 @@ What it measures, each with CUDA events (3 warm-ups, then the median of 12 timed
   the PyTorch profiler, which separates kernel time from launch gaps;
 - `fp8_gemm` (GPUs with FP8 tensor cores, `torch._scaled_mm`): the same layer GEMMs in BF16 and FP8;
 - `expert_gemm` and `expert_group` (measure_experts): MoE expert GEMMs with 256-8192 rows, kernel
-  time from CUDA-graph replays, and the host time per expert GEMM call (`--only experts`).
+  time from CUDA-graph replays, and the host time per expert GEMM call (`--only experts`);
+- `flex_attention` (`--only flex`, measure_flex): compiled PyTorch FlexAttention, causal and
+  sliding-window, with a learnable sink rescaled after the kernel, against SDPA flash / cuDNN;
+- `cudnn_sinks` (`--only cudnn-sinks`, measure_cudnn_sinks; needs nvidia-cudnn-frontend):
+  cuDNN fused attention through its graph API with and without a learnable sink and a window.
 
 The output's schema is the one of the reference measurements in
 `../shared/reference/gpu_microbench/` (and `tests/fixtures/gpu_microbench/`); `meta` records the

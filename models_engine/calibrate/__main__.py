@@ -39,9 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--only",
-        choices=("experts", "head-dims", "flex"),
+        choices=("experts", "head-dims", "flex", "cudnn-sinks"),
         help="measure only this part (experts: MoE expert GEMMs; head-dims: attention at head "
-        "dim 64 and 128; flex: PyTorch FlexAttention, causal and sliding window, against SDPA)",
+        "dim 64 and 128; flex: PyTorch FlexAttention, causal and sliding window, against SDPA; "
+        "cudnn-sinks: cuDNN fused attention with a learnable sink and a window, needs "
+        "nvidia-cudnn-frontend)",
     )
     parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile block")
     return parser
@@ -108,6 +110,14 @@ def measure_only(torch, tiny: bool, part: str) -> dict:
             doc,
             "flex_attention",
             lambda: flex.measure_flex(torch, tiny, torch.bfloat16, device, doc["errors"]),
+        )
+    elif part == "cudnn-sinks":
+        from models_engine.calibrate import measure_cudnn_sinks as sinks
+
+        _section(
+            doc,
+            "cudnn_sinks",
+            lambda: sinks.measure_cudnn_sinks(torch, tiny, torch.bfloat16, device, doc["errors"]),
         )
     else:
         _section(

@@ -199,3 +199,24 @@ def test_flex_run_has_the_tools_row_schema_and_every_kernel_per_shape():
     expected |= {("cudnn", "causal")} | {("flex", f"window-{w}") for w in WINDOWS}
     for name, *_ in FLEX_SHAPES:
         assert {(r["kernel"], r["mask"]) for r in rows if r["shape"] == name} == expected
+
+
+H200_CUDNN_SINKS = FIXTURES / "h200-calibrate-cudnn-sinks-2026-11-27.json"
+
+
+def test_cudnn_sinks_run_has_the_tools_rows_for_every_shape_window_and_sink():
+    from models_engine.calibrate.measure_cudnn_sinks import SINK_SHAPES, _row
+
+    doc = load(H200_CUDNN_SINKS)
+    assert doc["errors"] == [] and doc["meta"]["cudnn"] == 91900
+    rows = doc["cudnn_sinks"]
+    keys = set(_row(SINK_SHAPES[0], 0, False)) | {"fwd_ms", "bwd_ms"}
+    assert all(set(row) == keys for row in rows)
+    expected = {
+        (*_shape[:5], window, sink)
+        for _shape in SINK_SHAPES
+        for window in _shape[5]
+        for sink in (False, True)
+    }
+    fields = ("batch", "heads", "kv_heads", "seq", "head_dim", "window", "sink")
+    assert {tuple(row[f] for f in fields) for row in rows} == expected

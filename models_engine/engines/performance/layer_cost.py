@@ -49,6 +49,24 @@ OVERLAP_SLOWDOWN = 0.10
 # (windowed_tile_keys: about w + 128).
 ATTENTION_KEY_TILE = 128.0
 CAUSAL_DIAGONAL_TILE_KEYS = ATTENTION_KEY_TILE / 2.0
+# Each query tile also pays a fixed cost (loading its queries, writing its output and
+# statistics; in backward its dQ), worth this many streamed keys, (forward, backward): a windowed
+# layer takes (K_w + k0) / (K_causal + k0) of the causal layer's time. MEASURED on an H200 at
+# gpt-oss's shape (2 x 4096 tokens, 64 / 8 heads of 64), window 128 against causal: cuDNN
+# 0.208 / 0.277 (tests/fixtures/gpu_microbench/h200-calibrate-cudnn-sinks-2026-11-27.json,
+# `calibrate --only cudnn-sinks`), PyTorch FlexAttention 0.190 / 0.219 (h200-calibrate-flex-
+# 2026-11-27.json, the kernel alone); k0 = (K_w - r K_c) / (r - 1). The same k0 give the other
+# windows measured within 0.03 (window 1024; sequence 8192; head dim 128;
+# tests/engine/test_attention_windows.py). flash-attn's own windowed kernels are not measured:
+# FlexAttention's figures stand for them (ASSUMPTION).
+QUERY_TILE_FIXED_KEYS = {"cudnn": (237.0, 460.0), "flex": (184.0, 270.0), "flash": (184.0, 270.0)}
+# cuDNN's gradient of a learnable sink token (Transformer Engine softmax_type "learnable",
+# gpt-oss in Megatron-Core): a fixed time per query row (token x head) on top of the fused
+# backward, whatever the mask, head dim or batch; the forward pays nothing. MEASURED on an H200
+# (cuDNN 9.19): 1.49-1.67 ns per row over 12 shapes, median 1.575
+# (h200-calibrate-cudnn-sinks-2026-11-27.json). Taken for every GPU generation (ASSUMPTION:
+# measured on Hopper only).
+CUDNN_SINK_BACKWARD_S_PER_ROW = 1.575e-9
 
 
 @dataclass
@@ -93,28 +111,35 @@ def windowed_tile_keys(window: float, seq: float) -> float:
     return float(np.mean(query_tiles - first + 1.0)) * tile
 
 
+def _with_windows(shape, forward, backward, causal_keys, backend):
+    """(forward, backward) of the average layer when `window_share` of the layers attend a
+    sliding window: each windowed layer takes (K_w + k0) / (K_causal + k0) of the causal
+    layer's time, K the keys a query tile streams (QUERY_TILE_FIXED_KEYS)."""
+    keys = windowed_tile_keys(shape.window, shape.seq_len)
+    share = shape.window_share
+    fixed = QUERY_TILE_FIXED_KEYS.get(backend, QUERY_TILE_FIXED_KEYS["flash"])
+    scaled = []
+    for time, k0 in zip((forward, backward), fixed, strict=True):
+        windowed = time * (keys + k0) / (causal_keys + k0)
+        scaled.append((1.0 - share) * time + share * windowed)
+    return scaled[0], scaled[1]
+
+
 def _attention(shape, cand, profile, tokens):
     heads = shape.heads / cand.tp
     if profile.stack.attention_kernel == "flash":
         chunk = shape.seq_len / cand.cp
         head_dim = shape.attention.core_head_dim
         causal_keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
-        full = flash_attention_time_s(tokens, causal_keys, chunk, heads, head_dim, profile)
-        if not (shape.window and shape.window_share):
-            return full
-        # A windowed layer streams its tiles at the same fixed cost per query tile as a causal
-        # one: the length ramp L / (L + 256) is that cost (128 keys' worth against the causal
-        # L / 2 mean), so a query tile streaming K keys runs at the ramp of L = 2 K.
-        # MEASURED (H200, PyTorch FlexAttention, tests/fixtures/gpu_microbench/
-        # h200-calibrate-flex-2026-11-27.json): window 128 / 1024 over 4096 tokens take 0.19-0.22
-        # / 0.46-0.56 of the causal kernel's time; this gives 0.17 / 0.51 (keys inside the
-        # window alone, as before: 0.09 / 0.46).
-        keys = windowed_tile_keys(shape.window, shape.seq_len)
-        windowed = flash_attention_time_s(
-            tokens, keys, np.minimum(2.0 * keys, chunk), heads, head_dim, profile
+        forward, backward = flash_attention_time_s(
+            tokens, causal_keys, chunk, heads, head_dim, profile
         )
-        share = shape.window_share
-        return tuple((1.0 - share) * f + share * w for f, w in zip(full, windowed, strict=True))
+        backend = profile.stack.attention_backend
+        if shape.window and shape.window_share:
+            forward, backward = _with_windows(shape, forward, backward, causal_keys, backend)
+        if shape.sinks and backend == "cudnn":
+            backward = backward + tokens * heads * CUDNN_SINK_BACKWARD_S_PER_ROW
+        return forward, backward
     return unfused_attention_time_s(
         cand.mbs * heads,
         shape.seq_len / cand.cp,
