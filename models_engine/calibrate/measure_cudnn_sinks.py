@@ -100,7 +100,12 @@ class _Problem:
 
 
 def measure_cudnn_sinks(torch, tiny: bool, dtype, device, errors: list[str]) -> list[dict]:
-    import cudnn  # nvidia-cudnn-frontend
+    try:
+        import cudnn  # nvidia-cudnn-frontend
+    except ImportError as exc:
+        raise RuntimeError(
+            "--only cudnn-sinks needs cuDNN's Python frontend: pip install nvidia-cudnn-frontend"
+        ) from exc
 
     rows = []
     for shape in TINY_SINK_SHAPES if tiny else SINK_SHAPES:

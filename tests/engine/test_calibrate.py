@@ -220,3 +220,11 @@ def test_cudnn_sinks_run_has_the_tools_rows_for_every_shape_window_and_sink():
     }
     fields = ("batch", "heads", "kv_heads", "seq", "head_dim", "window", "sink")
     assert {tuple(row[f] for f in fields) for row in rows} == expected
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cudnn") is not None, reason="cudnn-frontend here")
+def test_cudnn_sinks_without_the_frontend_says_what_to_install():
+    from models_engine.calibrate.measure_cudnn_sinks import measure_cudnn_sinks
+
+    with pytest.raises(RuntimeError, match="pip install nvidia-cudnn-frontend"):
+        measure_cudnn_sinks(None, True, None, "cpu", [])
