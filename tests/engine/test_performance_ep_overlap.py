@@ -109,7 +109,8 @@ OVERLAP_ROWS = [
 
 def test_the_rows_whose_recipes_turn_it_on_are_scored_with_it():
     """Megatron-Bridge 26.02: GB200 DeepSeek-V3 MXFP8, GB200 GPT-OSS 120B, H100 Qwen3-235B FP8
-    (recipe presets with moe_a2a_overlap=True and the row's layout). The H100 Qwen3-235B run,
+    (recipe presets with moe_a2a_overlap=True and the row's layout), and the 25.11 H100
+    Qwen3-235B row of the same layout (GBS 2048, measured -20.1 %). The 26.02 H100 run,
     whose all-to-all crosses four nodes, is scored with it: -18.0 % (+11.8 % with the
     all-to-all exposed). It was -8.9 % while its FP8 GEMMs paid the delayed-scaling recipe's
     110 us per call; with current scaling's 20 us (its recipe, FP8-CS) the H100 MoE FP8-CS
@@ -122,7 +123,8 @@ def test_the_rows_whose_recipes_turn_it_on_are_scored_with_it():
         "bridge2602-gb200-deepseek-v3-fp8-mx-256",
         "bridge2602-gb200-gpt-oss-120b-bf16-64",
         "bridge2602-h100-qwen3-235b-a22b-fp8-cs-256",
+        "bridge2511-h100-qwen3-235b-a22b-fp8-cs-256",
     }
-    qwen = next(c for c in OVERLAP_ROWS if "qwen3" in c.id)
+    qwen = next(c for c in OVERLAP_ROWS if c.id.startswith("bridge2602-h100-qwen3"))
     assert qwen.role == "check"
     assert -0.20 < run_case(qwen).error < -0.15

@@ -5,16 +5,23 @@ GEMM call. Delayed: fitted on the DGX Cloud H100 recipes; current: fitted on the
 single-node Megatron-Bridge 25.11 Llama 3 8B FP8-CS runs, checked on the larger ones."""
 
 import dataclasses
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from models_engine.catalog import load_catalog
+from models_engine.engines.performance.compute_profile import compute_profile
 from models_engine.engines.performance.efficiency_data import GEMM_KERNEL_FIXED_US
+from models_engine.engines.performance.kernels import gemm_time_s
 from models_engine.engines.performance.stacks import (
     TE_FP8_CURRENT_GEMM_FIXED_US,
     TE_FP8_GEMM_FIXED_US,
 )
+from models_engine.hardware import resolve_gpu
 from models_engine.spec import SpecValidationError, parse_design
+from models_engine.spec.software_stack import SoftwareStackChoice
+from models_engine.validation.design import case_design
 from models_engine.validation.registry import load_registry
 from models_engine.validation.runner import run_case
 from tests.engine.test_performance_fp8_activations import llama70b
@@ -94,3 +101,58 @@ def delayed_case(case):
     """The same published run entered without its recipe (the stack's delayed default)."""
     options = tuple((k, v) for k, v in case.stack.options if k != "fp8_recipe")
     return dataclasses.replace(case, stack=dataclasses.replace(case.stack, options=options))
+
+
+def h100_profile(precision: str, recipe: str | None = None):
+    gpu = resolve_gpu(SimpleNamespace(custom_gpu=None, gpu_sku="h100-sxm-80gb"), load_catalog())
+    choice = SoftwareStackChoice(name="megatron-core-te-2024", fp8_recipe=recipe)
+    return compute_profile(gpu, precision, stack_choice=choice)
+
+
+def expert_fc1_s(profile, local_experts: float, routed_rows: float = 8192.0 * 8) -> float:
+    """FC1 forward of one EP rank's routed experts: `local_experts` grouped GEMMs sharing the
+    same routed rows (DeepSeek-V3 widths: hidden 7168, gated expert 2 x 2048)."""
+    rows = routed_rows / local_experts
+    return float(np.asarray(gemm_time_s(rows, 4096.0, 7168.0, profile, batch=local_experts)))
+
+
+def test_delayed_scaling_work_is_paid_once_per_grouped_gemm_and_current_scaling_per_expert():
+    """Transformer Engine's GroupedLinear casts every expert's input in one fused call and rolls
+    the delayed-scaling amax histories once per step; current scaling takes each expert
+    input's own amax. 24 more experts over the same rows: delayed adds 24 GEMM kernels' fixed
+    time (and their smaller tiles), current adds 24 x its 20 us on top."""
+    delayed, current, bf16 = (
+        h100_profile("fp8"),
+        h100_profile("fp8", "current"),
+        h100_profile("bf16"),
+    )
+    assert delayed.grouped_call_fixed_s == pytest.approx(TE_FP8_GEMM_FIXED_US * 1e-6)
+    assert current.grouped_call_fixed_s == 0.0 and bf16.grouped_call_fixed_s == 0.0
+    # One GEMM (a dense layer) pays the whole per-call time under either recipe.
+    one = {name: expert_fc1_s(p, 1) for name, p in (("delayed", delayed), ("bf16", bf16))}
+    scale = delayed.kernel_time_scale
+    assert one["delayed"] > TE_FP8_GEMM_FIXED_US * 1e-6 * scale
+    growth = {
+        name: expert_fc1_s(p, 32) - expert_fc1_s(p, 8)
+        for name, p in (("delayed", delayed), ("current", current), ("bf16", bf16))
+    }
+    per_expert_recipe = 24 * TE_FP8_GEMM_FIXED_US * 1e-6 * scale
+    assert growth["delayed"] < 0.25 * per_expert_recipe
+    assert growth["current"] - growth["delayed"] == pytest.approx(
+        24 * TE_FP8_CURRENT_GEMM_FIXED_US * 1e-6 * current.kernel_time_scale, rel=0.2
+    )
+
+
+def test_fp8_speeds_up_an_moe_with_many_local_experts_on_h100():
+    """DeepSeek-V3 on 512 H100 with 32 experts per GPU (EP 8): FP8 with delayed scaling is
+    faster than BF16, as NVIDIA's and DeepSeek's FP8 MoE training is; charged the dense fit's
+    110 us per expert GEMM it came out slower than BF16."""
+    case = next(c for c in REGISTRY if c.id == "dgxc2505-deepseek-v3-h100-512")
+    doc, _ = case_design(case)
+    doc["workload"]["parallelism"].update({"tp": 1, "pp": 8, "dp": 64, "ep": 8})
+    doc["workload"]["parallelism"].pop("virtual_stages", None)
+    times = {}
+    for precision in ("bf16", "fp8"):
+        doc["workload"]["precision"] = precision
+        times[precision] = run(doc)["step_time_s"]
+    assert times["fp8"] < 0.95 * times["bf16"]

@@ -44,6 +44,16 @@ BLOCK_SCALED_FIXED_KEY = {"mxfp8": "mxfp8_gemm_fixed_us"}
 # FP8 with Transformer Engine's current scaling (software_stack.fp8_recipe): its own fixed
 # time per GEMM call where the stack has one fitted (stacks.TE_FP8_CURRENT_GEMM_FIXED_US)
 CURRENT_SCALING_KEY = "fp8_current_gemm_fixed_us"
+# Recipes whose per-call work Transformer Engine's GroupedLinear (Megatron-Core's MoE experts)
+# does once for all its GEMMs: with delayed scaling the scales come from the amax history, so
+# the inputs of every expert are cast (and transposed) in one fused_multi_quantize call, forward
+# and backward, and the histories of all FP8 tensors are reduced and rolled once per step
+# (FP8GlobalStateManager.reduce_and_update_fp8_tensors), not per GEMM
+# (transformer_engine/pytorch/module/grouped_linear.py, _GroupedLinear.forward / backward).
+# Current scaling takes each expert input's own amax before its cast, MXFP8 quantizes and
+# swizzles each expert's blocks, NVFP4 takes a per-tensor amax for its second-level scale:
+# their work stays per expert (one call each).
+GROUPED_ONCE_RECIPES = {("fp8", "delayed")}
 # NVFP4 operand bytes per element: 4-bit E2M1 values plus one E4M3 scale per 16 values.
 NVFP4_BYTES = 0.5 + 1.0 / 16
 # Generation whose fit stands in where a stack has none for the GPU's generation.
@@ -163,6 +173,10 @@ class ComputeProfile:
     n0: float = GEMM_TILE_RAMP["n0"]
     k0: float = GEMM_TILE_RAMP["k0"]
     attention_length_ramp: float = ATTENTION_LENGTH_RAMP
+    # The part of the run precision's fixed time per GEMM call (gemm_fixed_s, mlp_gemm_fixed_s)
+    # that a grouped GEMM (MoE experts) pays once per call rather than once per expert
+    # (GROUPED_ONCE_RECIPES); 0 where every expert pays all of it.
+    grouped_call_fixed_s: float = 0.0
     # Host time of one MoE layer per micro-batch beyond its routed experts' operations, for a
     # stack whose MoE layers are host-bound as a whole (stacks.py moe_layer_host_us); 0 = the
     # host keeps ahead of the GPU outside the routed experts.
@@ -189,6 +203,14 @@ class ComputeProfile:
         return self.precision in LOW_PRECISIONS
 
     @property
+    def quantizes_per_expert(self) -> bool:
+        """Grouped expert GEMMs whose recipe quantizes each expert's inputs in calls of their
+        own (GROUPED_ONCE_RECIPES: delayed-scaling FP8 casts them all in one)."""
+        return self.low_precision and (self.precision, self.stack.fp8_recipe) not in (
+            GROUPED_ONCE_RECIPES
+        )
+
+    @property
     def kernel_time_scale(self) -> float:
         """Wall time per second of kernel time once the stack's losses are added."""
         return 1.0 + sum(fraction for _, fraction in self.losses)
@@ -200,6 +222,7 @@ class ComputeProfile:
             "peak_tflops": self.peak_flops / TERA,
             "gemm_fraction_of_peak": self.gemm_fraction,
             "gemm_fixed_us": self.gemm_fixed_s * 1e6,
+            "grouped_gemm_once_us": self.grouped_call_fixed_s * 1e6,
             "moe_layer_host_ms": self.moe_layer_host_s * 1e3,
             "layer_fixed_ms": self.layer_fixed_s * 1e3,
             "attention_backend": self.stack.attention_backend,
@@ -307,7 +330,8 @@ def compute_profile(
     fraction = gemm.get(key) or (gemm.get("fp8") if low else None) or gemm["bf16"]
     # Every GEMM kernel's own fixed GPU time, plus the training stack's FP8 / MXFP8 work per call.
     kernel_fixed = kernels.get("gemm_fixed_us", 0.0) * 1e-6
-    fixed = kernel_fixed + (0.0 if serving else gemm_fixed_s(fitted, precision, stack.fp8_recipe))
+    recipe_fixed = 0.0 if serving else gemm_fixed_s(fitted, precision, stack.fp8_recipe)
+    fixed = kernel_fixed + recipe_fixed
     warnings += _fp8_recipe_warnings(stack, fitted, precision, serving)
     forward, backward = _attention_fractions(kernels, stack.attention_backend)
     return ComputeProfile(
@@ -330,6 +354,7 @@ def compute_profile(
         kernel_source=kernels.get("source", "imported measurement"),
         calibration=_with_compile_note(fitted["calibration"], stack, serving),
         warnings=warnings + fallback,
+        grouped_call_fixed_s=grouped_call_fixed(precision, stack, recipe_fixed),
         moe_layer_host_s=0.0 if serving else fitted.get("moe_layer_host_us", 0.0) * 1e-6,
         layer_fixed_s=0.0 if serving else fitted.get("layer_fixed_us", 0.0) * 1e-6,
         host_link_bytes_per_s=host_link_bytes_per_s(gpu),
@@ -347,6 +372,12 @@ def gemm_fixed_s(fitted: dict, precision: str, fp8_recipe: str = "delayed") -> f
         return fitted["fp8_gemm_fixed_us"] * 1e-6
     key = BLOCK_SCALED_FIXED_KEY.get(precision)
     return fitted.get(key, 0.0) * 1e-6 if key else 0.0
+
+
+def grouped_call_fixed(precision: str, stack, recipe_fixed: float) -> float:
+    """ComputeProfile.grouped_call_fixed_s: the recipe's fixed time per call where a grouped
+    GEMM does that work once for all its GEMMs (GROUPED_ONCE_RECIPES), else 0."""
+    return recipe_fixed if (precision, stack.fp8_recipe) in GROUPED_ONCE_RECIPES else 0.0
 
 
 def _fp8_recipe_warnings(stack, fitted: dict, precision: str, serving: bool) -> tuple[str, ...]:

@@ -29,9 +29,13 @@ def gemm_time_s(m, n, k, profile, *, fp8: bool | None = None, batch=1.0, mlp: bo
     peak, fraction, fixed, in_bytes = _path(profile, low, mlp)
     ramp = (m / (m + profile.m0)) * (n / (n + profile.n0)) * (k / (k + profile.k0))
     flops = 2.0 * m * n * k
-    # Every GEMM of a batch / group pays the fixed time: Transformer Engine's grouped linear
-    # (MoE experts) runs one GEMM and one scaling update per expert.
-    compute = batch * (flops / (peak * fraction * ramp) + fixed)
+    # Every GEMM of a batch / group (Transformer Engine's grouped linear: one GEMM per MoE
+    # expert) pays its kernel's fixed time and the recipe's per-tensor work; the part of the
+    # recipe's work that the grouped linear does once for all its GEMMs is paid once.
+    # (a group of no GEMMs, e.g. a model without shared experts, pays nothing).
+    grouped = profile.grouped_call_fixed_s if low else 0.0
+    once = np.minimum(batch, 1.0) * grouped
+    compute = batch * (flops / (peak * fraction * ramp) + fixed - grouped) + once
     moved = (m * k + k * n) * in_bytes + m * n * OUTPUT_BYTES
     memory = batch * moved / profile.stream_bytes_per_s
     return np.maximum(compute, memory) * profile.kernel_time_scale

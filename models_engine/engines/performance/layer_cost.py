@@ -450,8 +450,9 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
 # Host-side operations per local expert in Megatron-Core's grouped expert GEMM (Transformer
 # Engine GroupedLinear: one cuBLAS GEMM per expert over several streams, Megatron-LM
 # docs/discussions/deepseek-v3-gb200-optimization section 1 item 3): forward FC1 and FC2,
-# backward the data and weight gradient of each; FP8 / MX formats add one quantization of
-# each GEMM's activation input (forward) and output gradient (backward) per expert.
+# backward the data and weight gradient of each; FP8 / MX formats that quantize per expert
+# (ComputeProfile.quantizes_per_expert) add one quantization of each GEMM's activation input
+# (forward) and output gradient (backward) per expert.
 EXPERT_HOST_OPS = {"forward": 2.0, "backward": 4.0}
 EXPERT_HOST_OPS_LOW_PRECISION = {"forward": 2.0, "backward": 2.0}
 
@@ -466,7 +467,7 @@ def expert_launch_wait_s(local_experts, routed_forward, routed_backward, profile
     per_op = profile.stack.host_s_per_expert_op
     if not profile.stack.launch_gaps or per_op <= 0.0:
         return 0.0
-    low = profile.low_precision
+    low = profile.quantizes_per_expert
     waits = []
     for phase, gpu in (("forward", routed_forward), ("backward", routed_backward)):
         ops = EXPERT_HOST_OPS[phase] + (EXPERT_HOST_OPS_LOW_PRECISION[phase] if low else 0.0)
@@ -482,7 +483,7 @@ def host_bound_moe_layer_wait_s(local_experts, gpu_s, profile):
     device-host synchronisation keeps it from running ahead into the next layer, so the layer
     takes max(GPU time, host time). Replaces expert_launch_wait_s, which only compares the
     experts' own host and GPU time."""
-    low = profile.low_precision
+    low = profile.quantizes_per_expert
     ops = sum(
         EXPERT_HOST_OPS[phase] + (EXPERT_HOST_OPS_LOW_PRECISION[phase] if low else 0.0)
         for phase in ("forward", "backward")

@@ -11,7 +11,8 @@ Losses, each a fraction of kernel time on the critical path, named in the step b
                       stack's published runs, FITTED once per stack x GPU generation (never per
                       case); `calibration` names the runs and the resulting errors
 FP8 runs add `fp8_gemm_fixed_us` per FP8 GEMM call (Transformer Engine's amax / scale update
-and the cast / transpose kernels around each GEMM), fitted with the overhead.
+and the cast / transpose kernels around each GEMM), fitted with the overhead; a grouped expert
+GEMM pays the delayed recipe's once per call (compute_profile.GROUPED_ONCE_RECIPES).
 
 A stack x generation without published runs uses the stack's Hopper entry and says so
 (UNCERTAIN) in the result.
@@ -263,7 +264,9 @@ STACK_LOSSES[(MEGATRON_2022, "ampere")] = {
 # Transformer Engine's per-tensor FP8 work per GEMM call on Hopper (amax, scale update, cast /
 # transpose), fitted with the Megatron-Core overhead below. Those runs (NeMo 24.09, DGX Cloud
 # v24.11) use the delayed-scaling recipe: an amax history per tensor, rolled and turned into
-# the next scale after every GEMM, its amaxes reduced across the ranks.
+# the next scale after every GEMM, its amaxes reduced across the ranks. Fitted on dense layers,
+# where a call is one module; a grouped expert GEMM pays it once, not per expert
+# (compute_profile.GROUPED_ONCE_RECIPES).
 TE_FP8_GEMM_FIXED_US = 110.0
 # The same per-call work under Transformer Engine 2's current scaling (software_stack.fp8_recipe
 # current, Megatron-Bridge's FP8-CS): the amax of each input is taken just before its cast, with
@@ -293,7 +296,9 @@ STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")] = {
         "grid (overhead 0.12-0.14, FP8 95-120 us) with the Llama rows kept within 7 %. "
         "Overhead 13 % of kernel time on BF16 runs (0 % on FP8 runs, and so on MXFP8 and "
         "NVFP4 runs) beyond the measured 5.3 % launch gaps; FP8 adds 110 us per FP8 GEMM call "
-        "(delayed scaling, those runs' recipe). FP8 with current scaling adds 20 us per call, "
+        "(delayed scaling, those runs' recipe; once per grouped MoE expert GEMM, whose "
+        "experts Transformer Engine casts in one call). FP8 with current scaling adds 20 us "
+        "per call and per expert, "
         "fitted on the Megatron-Bridge 25.11 Llama 3 8B FP8-CS runs on 8 H100 / B200 / GB200 "
         "/ GB300 (4 runs: -4.2 to +0.8 %)."
     ),
