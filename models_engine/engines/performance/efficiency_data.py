@@ -94,7 +94,9 @@ SKU_EFFICIENCY = {
     "gb200-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-fitted"),
     "b300-sxm": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
     "gb300-nvl72": _entry(NEMO_BLACKWELL_2025, "blackwell", "blackwell-ultra", ULTRA),
-    "mi300x-192gb": _entry(MEGATRON_CORE_2024, "cdna3", "unmeasured", "ROCm Megatron fork assumed"),
+    "mi300x-192gb": _entry(
+        MEGATRON_CORE_2024, "cdna3", "mi300x-published", "ROCm Megatron fork assumed"
+    ),
 }
 # Inline custom GPUs: a modern stack on the H100 fractions of the catalog peaks; UNCERTAIN.
 DEFAULT_EFFICIENCY = _entry(MEGATRON_CORE_2024, "hopper", "unmeasured", "custom GPU")

@@ -83,8 +83,8 @@ _A100_FITTED = {
     ),
 }
 
-# Blackwell, CDNA3 and custom GPUs: no measurement here. The H100 fractions of the catalog
-# peaks, UNCERTAIN; import a measurement (catalog/measured.py) to replace them.
+# Blackwell and custom GPUs: no measurement here. The H100 fractions of the catalog peaks,
+# UNCERTAIN; import a measurement (catalog/measured.py) to replace them.
 _UNMEASURED = {
     **_H100_MEASURED,
     "source": "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN)",
@@ -136,7 +136,47 @@ _BLACKWELL_ULTRA = {
     ),
 }
 
+# AMD MI300X (CDNA3): no microbenchmark of ours. Published single-kernel measurements taken the
+# same way on an MI300X and an H200 (Azure AI-benchmarking-guide result files, ND MI300X v5:
+# ROCm 6.x, hipBLASLt, RCCL 2.22.3; ND H200 v5: CUDA 12.6, cuBLASLt), turned into fractions as
+# the MI300X / H200 ratio applied to our own H100 / H200 measurements, so that both GPUs are
+# read with one method:
+#   FP8 GEMM, random init, the four large shapes (8192^3, 16384^3, 32768^3,
+#     6144 x 12288 x 12288): median 1,094 TFLOP/s of 2,615 (0.418) against H200's 1,334 of
+#     1,979 (0.674): ratio 0.621 -> FP8 0.619 x 0.621 = 0.384.
+#   BF16 GEMM: no same-method pair published; the FP8 ratio is applied (ASSUMPTION): 0.731 x
+#     0.621 = 0.454 (594 TFLOP/s). Within the published range: 620 TFLOP/s on Llama 70B
+#     shapes (SemiAnalysis, "MI300X vs H100 vs H200 Benchmark Part 1: Training", 2024-12-22,
+#     on AMD's pre-release image) and under AMD's own best-case 708 TFLOP/s (ROCm blog
+#     "Measuring max-achievable FLOPs, part 2", 2025-02-28, one tuned shape).
+#   Attention: FlashAttention-2 forward, batch 2, sequence 8192: MI300X 328.6 TFLOP/s at head
+#     dim 64 (0.251 of 1,307; 0.271 at head dim 128 by this file's head-dim factor 0.926), H200
+#     329.3 at head dim 128 (0.333 of 989, our H200 flash measurement 0.316): 0.271 x 0.316 /
+#     0.333 = 0.258 forward; backward not published, taken at H200's backward / forward 0.873
+#     (ASSUMPTION): 0.225. ROCm has no cuDNN: Transformer Engine's fused attention runs AMD's
+#     CK / FlashAttention kernels, so both backends take these figures.
+#   HBM: STREAM copy 4.11 TB/s of 5.3 (0.775) against H200's 4.01 of 4.8 (0.835): ratio
+#     0.928 -> copy 0.882 x 0.928 = 0.819, memory-bound kernels 0.665 x 0.928 = 0.617.
+#   Launch gaps and the fixed time per GEMM kernel: H100's (ASSUMPTION).
+_CDNA3_PUBLISHED = {
+    **_H200_MEASURED,
+    "gemm": {"bf16": 0.454, "fp16": 0.454, "fp8": 0.384},
+    "attention": {"cudnn": (0.258, 0.225), "flash": (0.258, 0.225)},
+    "hbm_copy": 0.819,
+    "hbm": 0.617,
+    "launch_gap": _H100_MEASURED["launch_gap"],
+    "source": (
+        "published MI300X kernel measurements against an H200 measured the same way (Azure "
+        "AI-benchmarking-guide, ND MI300X v5 / ND H200 v5: FP8 hipBLASLt 1,094 vs cuBLASLt "
+        "1,334 TFLOP/s on large GEMMs, FlashAttention-2 forward 328.6 vs 329.3, STREAM copy "
+        "4.11 vs 4.01 TB/s), applied as ratios to the H100 / H200 measurements: GEMM 0.454 "
+        "BF16 (the FP8 ratio, ASSUMPTION) / 0.384 FP8 of peak, attention 0.26 / 0.23 "
+        "(backward ASSUMED at H200's ratio), memory-bound kernels 3.3 TB/s of 5.3"
+    ),
+}
+
 KERNEL_EFFICIENCY = {
+    "mi300x-published": _CDNA3_PUBLISHED,
     "blackwell-fitted": _BLACKWELL_FITTED,
     "h100-measured": _H100_MEASURED,
     "h200-measured": _H200_MEASURED,
