@@ -25,6 +25,7 @@ MiB = 2**20
 WORKLOAD = {"layers": 2, "hidden_size": 1024, "attention_heads": 8, "ffn_hidden_size": 4096}
 
 COREWEAVE = "coreweave/nccl-tests README.md, Expected Performance"
+AZURE = "Azure/AI-benchmarking-guide Azure_Results/"
 # GB200 fabric of the CoreWeave runs: the README says Quantum-X800 (XDR, 800 Gb/s ports);
 # modelled as 4 x CX-8 800G per tray. UNCERTAIN: GB200 trays also ship with 4 x CX-7 400G
 # (DGX GB200 RA). Their multi-rack manifest sets NCCL_NET_PLUGIN=none, so no SHARP plugin:
@@ -72,6 +73,7 @@ SYSTEMS = {
     "h200-248n": lambda: topology(
         {"gpu_sku": "h200-sxm-141gb", "gpu_count": 1984}, {"in_network_reduction": "off"}
     ),
+    "h200-1n": lambda: topology({"gpu_sku": "h200-sxm-141gb", "gpu_count": 8}),
     "a100-8n-hdr": lambda: topology(
         {"gpu_sku": "a100-sxm-80gb", "gpu_count": 64},
         {"nic_sku": "cx6-hdr-200g", "nic_speed_gbps": 200, "in_network_reduction": "off"},
@@ -152,6 +154,27 @@ POINTS = (
         0.15,
         "NVIDIA/nccl-tests issue #283: 8 x H200 per node, 8 NICs, 512 MiB, 'typically around "
         "350G' (user statement)",
+    ),
+    Point(
+        "GB200 NVL72, one 4-GPU tray, ring",
+        "gb200-1",
+        4,
+        4,
+        8 * GiB,
+        679.61,
+        0.08,
+        f"{AZURE} ND_GB200_v6_results.md: NCCL 2.25.1 all-reduce (ring), in place, 8 GB",
+        algorithm="ring",
+    ),
+    Point(
+        "H200, one 8-GPU node",
+        "h200-1n",
+        8,
+        8,
+        8 * GiB,
+        479.98,
+        0.05,
+        f"{AZURE} ND_H200_v5_results.md: NCCL 2.20.5 all-reduce (NVLS), in place, 8 GB",
     ),
     Point(
         "DGX A100, 8 x HDR 200G",

@@ -99,16 +99,34 @@ _UNMEASURED = {
 # (0.595 / 0.50 brings them within 1.3 %) moves the newer NeMo 25.11 / 26.02 Blackwell runs of
 # the registry 3-6 points slower, so one profile for both releases is the open question, not
 # the fractions.
+# The flash backend (flash-attn 2 / PyTorch SDPA's flash kernel) is measured: FlashAttention-2
+# forward at head dim 128, batch 2, sequence 8192 runs 373.9 TFLOP/s on a GB200 (0.153 of 2,450)
+# against 329.3 on an H200 (0.333 of 989) measured the same way (Azure AI-benchmarking-guide,
+# ND GB200 v6 / ND H200 v5 results): FA-2 has no Blackwell tensor-core path. Ratio 0.459 applied
+# to our H200 flash measurement, forward and (ASSUMED) backward.
+BLACKWELL_FLASH_VS_H200 = (373.9 / 2450) / (329.3 / 989.4)
+# The fitted FP8 GEMM fraction checks against the same files: cuBLASLt FP8, the four large
+# shapes, median 2,886 TFLOP/s of 4,900 (0.589) on the GB200 against H200's 1,334 of 1,979
+# (0.674): 0.619 x 0.874 = 0.541 in this file's terms, the fit 0.53
+# (tests/engine/test_blackwell_kernels.py).
 _BLACKWELL_FITTED = {
     **_H100_MEASURED,
     "gemm": {"bf16": 0.61, "fp16": 0.61, "fp8": 0.53},
+    "attention": {
+        **_H100_MEASURED["attention"],
+        "flash": tuple(
+            round(f * BLACKWELL_FLASH_VS_H200, 3) for f in _H200_MEASURED["attention"]["flash"]
+        ),
+    },
     "source": (
         "not measured: GEMM fractions fitted on the NVIDIA DGX Cloud Llama 3.1 405B GB200 "
         "recipes (dgxc-benchmarking v25.05.04 llama3.1/README.md, TP4 PP8 CP2 VP8, 128 / 256 / "
         "512 GPUs, BF16 9.35 / 9.48 / 9.51 s, FP8 6.13 / 6.18 / 6.24 s; model within 1.5 % "
         "when fitted, -0.9 to -5.0 % with the mechanisms added since, not refitted); "
         "FP8 / BF16 per GEMM 0.53 x 4900 / (0.61 x 2450) = 1.74x, as measured on H100 "
-        "(1.73x). Attention and memory kernels and the fixed time per GEMM kernel: H100's "
+        "(1.73x). Flash-attention (FA-2 / SDPA flash) measured at 0.459 of H200's fraction "
+        "(Azure AI-benchmarking-guide GB200 / H200 FA-2 forward, backward ASSUMED alike); "
+        "cuDNN attention, memory kernels and the fixed time per GEMM kernel: H100's "
         "(UNCERTAIN)."
     ),
 }
@@ -126,13 +144,19 @@ ULTRA_ATTENTION_GAIN = (1.21, 1.10)
 _BLACKWELL_ULTRA = {
     **_UNMEASURED,
     "attention": {
-        backend: (forward * ULTRA_ATTENTION_GAIN[0], backward * ULTRA_ATTENTION_GAIN[1])
-        for backend, (forward, backward) in _H100_MEASURED["attention"].items()
+        # cuDNN's Blackwell kernels gain from the SFUs; FA-2 has no Blackwell tensor-core
+        # path: Blackwell's measured flash fractions (ASSUMED the same on Ultra).
+        "cudnn": (
+            _H100_MEASURED["attention"]["cudnn"][0] * ULTRA_ATTENTION_GAIN[0],
+            _H100_MEASURED["attention"]["cudnn"][1] * ULTRA_ATTENTION_GAIN[1],
+        ),
+        "flash": _BLACKWELL_FITTED["attention"]["flash"],
     },
     "source": (
-        "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN); fused attention "
+        "not measured: the H100 fractions of this GPU's peaks (UNCERTAIN); cuDNN attention "
         "x1.21 forward / x1.10 backward for the doubled SFU exponential throughput (NVIDIA "
-        "blog: +35 % FP8 attention forward on DeepSeek-V3, derived for BF16)"
+        "blog: +35 % FP8 attention forward on DeepSeek-V3, derived for BF16); flash attention "
+        "(FA-2) as measured on GB200"
     ),
 }
 
