@@ -73,7 +73,9 @@ SYSTEMS = {
     "h200-248n": lambda: topology(
         {"gpu_sku": "h200-sxm-141gb", "gpu_count": 1984}, {"in_network_reduction": "off"}
     ),
+    "gb200-tray": lambda: gb200(1),
     "h200-1n": lambda: topology({"gpu_sku": "h200-sxm-141gb", "gpu_count": 8}),
+    "mi300x-1n": lambda: topology({"gpu_sku": "mi300x-192gb", "gpu_count": 8}),
     "a100-8n-hdr": lambda: topology(
         {"gpu_sku": "a100-sxm-80gb", "gpu_count": 64},
         {"nic_sku": "cx6-hdr-200g", "nic_speed_gbps": 200, "in_network_reduction": "off"},
@@ -157,7 +159,7 @@ POINTS = (
     ),
     Point(
         "GB200 NVL72, one 4-GPU tray, ring",
-        "gb200-1",
+        "gb200-tray",
         4,
         4,
         8 * GiB,
@@ -175,6 +177,16 @@ POINTS = (
         479.98,
         0.05,
         f"{AZURE} ND_H200_v5_results.md: NCCL 2.20.5 all-reduce (NVLS), in place, 8 GB",
+    ),
+    Point(
+        "MI300X, one 8-GPU node (xGMI mesh)",
+        "mi300x-1n",
+        8,
+        8,
+        8 * GiB,
+        316.82,
+        0.08,
+        f"{AZURE} ND_MI300X_v5_results.md: RCCL 2.22.3 all-reduce, in place, 8 GB",
     ),
     Point(
         "DGX A100, 8 x HDR 200G",
