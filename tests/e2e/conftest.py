@@ -60,6 +60,15 @@ def close_quietly(context) -> None:
     context.close()
 
 
+def log_in(page, base: str, username: str = "alice") -> None:
+    """Sign in through the login form as a member made by make_member (password pw-<name>)."""
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", f"pw-{username}")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))  # the 1440x900 viewport

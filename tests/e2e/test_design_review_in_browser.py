@@ -13,18 +13,10 @@ from playwright.sync_api import expect
 
 from studio.designs.models import Design
 from studio.reports.models import PdfStatus, Report
-from tests.e2e.conftest import close_quietly, screenshot
+from tests.e2e.conftest import close_quietly, log_in, screenshot
 from tests.studio.reviews.conftest import evaluate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _login(page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", f"pw-{username}")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/")
 
 
 def _new_context_page(browser):
@@ -56,7 +48,7 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
     context_b, page_b = _new_context_page(browser)
     try:
         # A asks B for a review of the design's latest revision.
-        _login(page_a, base, "alice")
+        log_in(page_a, base, "alice")
         page_a.goto(f"{base}/designs/{design.pk}/")
         expect(page_a.locator("#design-review-status")).to_contain_text("draft")
         page_a.click("#design-review-status >> text=ask for a review")
@@ -70,7 +62,7 @@ def test_two_users_review_a_design(live_server, browser, make_member, design_in,
         page_a.evaluate("window.__notReloaded = true")
 
         # B sees it in the inbox (with the badge) and comments on a headline number.
-        _login(page_b, base, "bob")
+        log_in(page_b, base, "bob")
         expect(page_b.locator("#review-badge")).to_have_text("1")
         page_b.click("#nav-reviews")
         expect(page_b.locator("#inbox")).to_contain_text("Review of Starter 256 r1")
@@ -176,7 +168,7 @@ def test_presenting_a_comparison_with_the_keyboard(live_server, page, make_membe
     review = review_services.review_request(
         actor=alice, project=first.project, designs=[first, second], reviewers=[bob]
     )
-    _login(page, base, "alice")
+    log_in(page, base, "alice")
     page.goto(f"{base}/reviews/{review.pk}/")
     expect(page.locator("#design-" + str(second.pk))).to_contain_text("Two regions")
     page.wait_for_selector(".review-charts .chart .main-svg", timeout=20_000)

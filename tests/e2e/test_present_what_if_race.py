@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from studio.reviews import present_views, services
-from tests.e2e.conftest import close_quietly
+from tests.e2e.conftest import log_in
 from tests.studio.reviews.conftest import evaluate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -24,7 +24,7 @@ def _slowed(function, seconds: float):
 
 
 def test_saving_a_what_if_is_not_overwritten_by_the_what_if_leaving_the_field_fires(
-    live_server, browser, make_member, design_in, monkeypatch
+    live_server, page, make_member, design_in, monkeypatch
 ):
     alice, alpha = make_member("alice", "Alpha", role="owner")
     bob, _ = make_member("bob", "Alpha", role="editor")
@@ -39,25 +39,16 @@ def test_saving_a_what_if_is_not_overwritten_by_the_what_if_leaving_the_field_fi
     monkeypatch.setattr(
         present_views, "save_as_revision", _slowed(present_views.save_as_revision, 0.5)
     )
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", "alice")
-        page.fill("#id_password", "pw-alice")
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        page.goto(f"{live_server.url}/reviews/{review.pk}/present/")
-        page.keyboard.press("ArrowRight")
-        what_if = page.locator(f"#what-if-{design.pk}")
-        expect(what_if).to_be_visible()
-        what_if.locator("[name=utilisation]").fill("0.6")  # focus stays in the field
-        page.once("dialog", lambda dialog: dialog.accept())
-        what_if.locator(".save-what-if").click()  # blur: change fires, the save starts
-        saved = page.locator("#what-if-saved")
-        expect(saved).to_contain_text("r2", timeout=30_000)
-        page.wait_for_timeout(2_500)  # longer than the slowed what-if takes to answer
-        expect(saved).to_contain_text("r2")
-        assert design.revisions.count() == 2
-    finally:
-        close_quietly(context)
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/reviews/{review.pk}/present/")
+    page.keyboard.press("ArrowRight")
+    what_if = page.locator(f"#what-if-{design.pk}")
+    expect(what_if).to_be_visible()
+    what_if.locator("[name=utilisation]").fill("0.6")  # focus stays in the field
+    page.once("dialog", lambda dialog: dialog.accept())
+    what_if.locator(".save-what-if").click()  # blur: change fires, the save starts
+    saved = page.locator("#what-if-saved")
+    expect(saved).to_contain_text("r2", timeout=30_000)
+    page.wait_for_timeout(2_500)  # longer than the slowed what-if takes to answer
+    expect(saved).to_contain_text("r2")
+    assert design.revisions.count() == 2

@@ -9,7 +9,7 @@ import pytest
 from openpyxl import load_workbook
 
 from studio.runs import services as run_services
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import log_in, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -27,14 +27,6 @@ def _edited(download_path: str, gpus, folder: Path, name: str) -> Path:
     return path
 
 
-def _login(page, base: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pw-alice")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/")
-
-
 def test_capacity_planner_changes_gpu_count_in_a_spreadsheet(
     live_server, page, team_a, design_in, tmp_path
 ):
@@ -43,7 +35,7 @@ def test_capacity_planner_changes_gpu_count_in_a_spreadsheet(
     run = run_services.run_enqueue(actor=alice, revision=design.latest_revision, dispatch=False)
     run_services.run_execute(run_id=run.pk)
     base = live_server.url
-    _login(page, base)
+    log_in(page, base)
 
     page.goto(f"{base}/designs/{design.pk}/")
     page.locator("#spreadsheet").scroll_into_view_if_needed()

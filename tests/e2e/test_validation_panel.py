@@ -5,7 +5,7 @@ import pytest
 
 from studio.reports import services as report_services
 from studio.runs import services as run_services
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import log_in, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -24,11 +24,7 @@ def test_open_the_validation_panel_from_a_headline_number(live_server, page, tea
         dispatch=False,
     )
     base = live_server.url
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pw-alice")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/")
+    log_in(page, base)
     page.goto(f"{base}/runs/{run.pk}/")
     grade = page.locator('.headline-card[data-metric="step_time_s"] a.grade')
     assert grade.inner_text().startswith("evidence ")
