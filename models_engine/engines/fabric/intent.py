@@ -201,6 +201,26 @@ def scale_up_errors(spec, catalog) -> list[ErrorDict]:
                 {"one_of": ["pcie", "custom"]},
             )
         )
+    elif kind == "hgx-nvswitch-8" and gpu.scale_up_domain_gpus < 8:
+        # The spec's default kind: a PCIe card would otherwise silently get an 8-GPU NVSwitch.
+        found.append(
+            error(
+                "compute.nvlink_domain.kind",
+                f"hgx-nvswitch-8 is an 8-GPU NVSwitch baseboard; {gpu.name} joins at most "
+                f"{gpu.scale_up_domain_gpus} GPUs over NVLink: use pcie (gpus 1, or "
+                f"{gpu.scale_up_domain_gpus} for bridged cards) or custom",
+                {"one_of": ["pcie", "custom"]},
+            )
+        )
+    elif kind == "custom" and compute.nvlink_domain.gpus > gpu.scale_up_domain_gpus:
+        found.append(
+            error(
+                "compute.nvlink_domain.gpus",
+                f"{gpu.name} joins at most {gpu.scale_up_domain_gpus} GPUs over its scale-up "
+                f"link, not {compute.nvlink_domain.gpus}",
+                {"le": gpu.scale_up_domain_gpus},
+            )
+        )
     elif kind == "nvl72" and gpu.scale_up_domain_gpus < 72:
         found.append(
             error(

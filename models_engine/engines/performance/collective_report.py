@@ -11,6 +11,7 @@ from models_engine.engines.performance.comm_sizes import (
     ep_local_peers,
     logits_gather_bytes,
     pp_activation_bytes,
+    ring_peers_local,
     stride_local,
     tp_activation_bytes,
 )
@@ -106,7 +107,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
             )
     if cp > 1:
         kv = _scalar(cp_kv_bytes(shape, cand))
-        local = int(min(cp, max(domain // tp, 1)))
+        local = int(ring_peers_local(tp * cp, domain))
         count = layers * m * (cp - 1)
         entries.append(
             _entry("context parallel ring (K/V)", "send_recv", kv, 2, local, topology, count)
@@ -134,7 +135,7 @@ def collective_report(shape, cand, profile, topology, microbatches, tuning: Tuni
         )
     if pp > 1:
         size = _scalar(pp_activation_bytes(shape, cand))
-        local = 2 if tp * cp * dp * 2 <= domain else 1
+        local = int(ring_peers_local(tp * cp * dp * 2, domain))
         entries.append(
             _entry(
                 "pipeline activations/gradients", "send_recv", size, 2, local, topology, 2 * vp * m

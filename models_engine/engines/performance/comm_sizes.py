@@ -37,6 +37,14 @@ def stride_local(stride, group, domain_gpus):
     return np.maximum(np.minimum(group, domain_gpus // np.maximum(stride, 1)), 1)
 
 
+def ring_peers_local(group_span, domain_gpus):
+    """2 (a neighbour pair on NVLink) where every hop of a lockstep ring (context-parallel
+    K/V ring, pipeline send / receive) stays in one scale-up domain, else 1 (the network):
+    the ring spans `group_span` consecutive ranks (tp x cp for CP; its stride x 2 for a
+    pipeline pair), and one hop between domains sets every step's pace."""
+    return np.where(np.asarray(group_span) <= domain_gpus, 2, 1)
+
+
 def cp_kv_bytes(shape, cand):
     """One context-parallel ring step: the K/V chunk a rank passes on (the backward returns
     twice this, K/V and their gradients); attention_shape.AttentionShape.kv_exchange_width."""

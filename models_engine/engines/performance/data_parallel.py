@@ -8,7 +8,7 @@ import numpy as np
 from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import PARAM_GATHER_BYTES, stride_local
 from models_engine.engines.performance.fine_tuning import FULL, Tuning, layer_trained_share
-from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
+from models_engine.engines.performance.layer_cost import overlap_exposed_s
 from models_engine.engines.performance.pipeline_schedule import stages_held
 
 # Megatron-Core DDP bucket: max(40M parameters, 1M x dp); the last bucket's reduce-scatter
@@ -79,11 +79,11 @@ def _hidden(comm, window):
     return np.maximum(comm - window, 0.0)
 
 
-def _overlap(comm, window):
-    """Exposed part of `comm` run under `window` of compute, plus the slowdown the NCCL
-    kernels inflict on the compute they share the GPU with (layer_cost.OVERLAP_SLOWDOWN)."""
-    hidden = np.minimum(comm, window)
-    return comm - hidden + OVERLAP_SLOWDOWN * hidden
+def _bucketed_exposed(comm, window, bucket):
+    """A bucketed collective under `window` of compute: its last bucket (`bucket` of it) can
+    only start when the compute is over, the other buckets hide behind the compute as far as
+    it lasts. Never more than the collective itself."""
+    return bucket * comm + _hidden((1.0 - bucket) * comm, window)
 
 
 def stage_layer_count(cand):
@@ -137,9 +137,9 @@ def _fully_sharded(comm, microbatches, layers, fwd_window, bwd_window, overlap, 
     if not overlap:
         return total, total
     fwd, bwd = fwd_window / layers, bwd_window / layers
-    forward = _overlap(gather, fwd)
-    synced = (layers - 1.0) * (forward + _overlap(gather + scatter, bwd))
-    unsynced = (layers - 1.0) * (forward + _overlap(gather, bwd))
+    forward = overlap_exposed_s(gather, fwd)
+    synced = (layers - 1.0) * (forward + overlap_exposed_s(gather + scatter, bwd))
+    unsynced = (layers - 1.0) * (forward + overlap_exposed_s(gather, bwd))
     edges = m * 2.0 * gather + scatters * scatter  # first gather per pass, last scatter
     exposed = edges + scatters * synced + (m - scatters) * unsynced
     return exposed, total
@@ -221,17 +221,15 @@ def _group_exposed(group, cand, profile, topology, microbatches, windows, traine
     if not overlap:
         return step_total, step_total
     zero2_scatter_exposed = np.where(
-        at_end, scatter, m * _hidden(scatter, bwd_window) + bucket * scatter
+        at_end, scatter, m * _hidden((1.0 - bucket) * scatter, bwd_window) + bucket * scatter
     )
+    gather_exposed = _bucketed_exposed(gather, fwd_window, bucket)
     exposed = np.select(
         [z == 0, z == 1, z == 2],
         [
-            _hidden(all_reduce, bwd_window) + bucket * all_reduce,
-            _hidden(scatter, bwd_window)
-            + bucket * scatter
-            + _hidden(gather, fwd_window)
-            + bucket * gather,
-            zero2_scatter_exposed + _hidden(gather, fwd_window) + bucket * gather,
+            _bucketed_exposed(all_reduce, bwd_window, bucket),
+            _bucketed_exposed(scatter, bwd_window, bucket) + gather_exposed,
+            zero2_scatter_exposed + gather_exposed,
         ],
         fsdp_exposed + end_scatter,
     )

@@ -19,6 +19,7 @@ from models_engine.engines.performance.comm_sizes import (
     ep_dispatched_tokens,
     ep_exchange_bytes,
     ep_local_peers,
+    ring_peers_local,
 )
 from models_engine.engines.performance.elementwise import (
     elementwise_bytes,
@@ -86,6 +87,14 @@ class LayerCost:
     # The stack's fixed host time per layer and micro-batch (ComputeProfile.layer_fixed_s):
     # reported with the stack overhead
     fixed_s: np.ndarray | float = 0.0
+    # The communication inside recompute_s (full recomputation re-runs the forward's TP / CP
+    # collectives and expert dispatch): no window for other collectives to hide behind
+    recompute_comm_s: np.ndarray | float = 0.0
+
+    @property
+    def backward_compute_s(self) -> np.ndarray:
+        """Backward compute, recomputation included, that other collectives can hide behind."""
+        return self.backward_s + self.recompute_s - self.recompute_comm_s
 
     @property
     def total_s(self) -> np.ndarray:
@@ -223,33 +232,38 @@ def _tp_comm(shape, cand, profile, topology, tokens, windows):
     backward_column = np.where(sp, 2 * (gather + scatter), 2 * all_reduce)
     total = forward + backward_row + backward_column
     forward_window, backward_window = windows
-    if profile.stack.tp_comm_overlap:
-        # Userbuffers split each collective into tp chunks pipelined with its GEMM: an
-        # all-gather computes the local chunk first (nothing exposed), a reduce-scatter
-        # leaves its last chunk (1/tp) exposed. Without SP, an all-reduce behaves as both.
-        forward_tail = np.where(sp, 2 * scatter, 2 * all_reduce) / ranks
-        backward_tail = np.where(sp, 2 * scatter, 2 * all_reduce) / ranks
-        fwd = forward_tail + _overlap(forward - forward_tail, forward_window)
-        backward = backward_row + backward_column
-        bwd = backward_tail + _overlap(backward - backward_tail, backward_window)
-        return fwd + bwd, total, fwd
     hidden_column = profile.stack.tp_grad_overlap
-    column = _overlap(backward_column, backward_window) if hidden_column else backward_column
-    return forward + backward_row + column, total, forward
+    column = (
+        overlap_exposed_s(backward_column, backward_window) if hidden_column else backward_column
+    )
+    plain = forward + backward_row + column
+    if not profile.stack.tp_comm_overlap:
+        return plain, total, forward
+    # Userbuffers split each all-gather / reduce-scatter into tp chunks pipelined with its
+    # GEMM: an all-gather computes the local chunk first (nothing exposed), a reduce-scatter
+    # leaves its last chunk (1/tp) exposed. Transformer Engine only overlaps the sequence-
+    # parallel collectives (Megatron-Core's tp_comm_overlap requires sequence_parallel), so
+    # without SP the all-reduces stay as on a stack without the overlap.
+    tail = 2 * scatter / ranks
+    fwd = tail + overlap_exposed_s(forward - tail, forward_window)
+    bwd = tail + overlap_exposed_s(backward_row + backward_column - tail, backward_window)
+    return np.where(sp, fwd + bwd, plain), total, np.where(sp, fwd, forward)
 
 
-def _overlap(comm, window):
+def overlap_exposed_s(comm, window):
     """Exposed part of `comm` run concurrently with `window` of compute: what does not fit,
-    plus the slowdown it inflicts on the compute it hides behind."""
+    plus the slowdown it inflicts on the compute it hides behind (OVERLAP_SLOWDOWN)."""
     hidden = np.minimum(comm, window)
     return (comm - hidden) + OVERLAP_SLOWDOWN * hidden
 
 
 def _cp_comm(shape, cand, topology, attention_forward, attention_backward):
     """Ring attention: cp - 1 steps, each exchanging a K/V chunk with a neighbour while the
-    current chunk is computed; backward also returns the K/V gradients."""
+    current chunk is computed; backward also returns the K/V gradients. The steps are in
+    lockstep, so a ring with any hop between scale-up domains (the tp x cp ranks, adjacent in
+    Megatron's rank order, not fitting in one) runs every step at the network's pace."""
     kv_bytes = cp_kv_bytes(shape, cand)
-    local = np.minimum(cand.cp, np.maximum(topology.scale_up.gpus // cand.tp, 1))
+    local = ring_peers_local(cand.tp * cand.cp, topology.scale_up.gpus)
     forward_step = collective_time_s("send_recv", kv_bytes, 2, local, topology)[0]
     backward_step = collective_time_s("send_recv", 2 * kv_bytes, 2, local, topology)[0]
     steps = cand.cp - 1.0
@@ -313,14 +327,10 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     gemm_f = qkv_f + proj_f + mlp_f
     forward = gemm_f + attn_f + elem_f
     backward = qkv_b + proj_b + mlp_b + attn_b + elem_b
-    windows = (
-        (gemm_f, qkv_b + up_b)
-        if not profile.stack.tp_comm_overlap
-        else (
-            gemm_f,
-            qkv_b + proj_b + mlp_b,
-        )
-    )
+    # Userbuffers overlap (sequence parallel only) hides behind every backward GEMM; the
+    # async input-gradient collectives only behind QKV's and FC1's weight gradients.
+    userbuffers = profile.stack.tp_comm_overlap & cand.sp
+    windows = (gemm_f, np.where(userbuffers, qkv_b + proj_b + mlp_b, qkv_b + up_b))
     tp_exposed, tp_total, tp_forward = _tp_comm(shape, cand, profile, topology, tokens, windows)
     tp_exposed = np.where(tp > 1, tp_exposed, 0.0)
     tp_total = np.where(tp > 1, tp_total, 0.0)
@@ -331,8 +341,9 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     partial = selective_recompute_s(shape, profile, moe, attn_f, qkv_f + proj_f, mlp_f, elem_f)
     # Full recomputation re-runs the layer's forward with its communication: the TP and CP
     # forward collectives and the expert dispatch + combine (half the four all-to-alls).
-    whole = cand.recompute_share * (forward + tp_forward + cp_forward + ep_comm / 2.0)
-    recompute = np.where(full, whole, np.where(selective, partial, 0))
+    rerun_comm = np.where(full, cand.recompute_share * (tp_forward + cp_forward + ep_comm / 2.0), 0)
+    recompute = np.where(full, cand.recompute_share * forward + rerun_comm, 0)
+    recompute = np.where(selective, partial, recompute)
     # The all-to-all sits between router and experts: nothing of the same micro-batch to hide
     # behind, only another micro-batch's compute under Megatron-Core's combined 1F1B.
     ep_exposed = combined_1f1b_ep_exposed_s(
@@ -358,6 +369,7 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
         ep_comm_s=ep_comm,
         host_wait_s=host_wait,
         fixed_s=np.full_like(tokens, profile.layer_fixed_s),
+        recompute_comm_s=rerun_comm,
     )
 
 

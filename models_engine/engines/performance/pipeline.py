@@ -16,12 +16,13 @@ from models_engine.engines.collectives import collective_time_s
 from models_engine.engines.performance.comm_sizes import (
     logits_gather_bytes,
     pp_activation_bytes,
+    ring_peers_local,
     tokens_per_microbatch,
     tp_activation_bytes,
 )
 from models_engine.engines.performance.elementwise import CROSS_ENTROPY_BYTES_PER_LOGIT
 from models_engine.engines.performance.kernels import hbm_time_s, linear_time_s
-from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
+from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN, overlap_exposed_s
 from models_engine.engines.performance.pipeline_schedule import (
     DUALPIPE,
     bubble_s,
@@ -153,11 +154,24 @@ def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
 
 def p2p_time_s(shape, cand, topology):
     """One activation (or gradient) send between neighbouring stages."""
-    stride = cand.tp * cand.cp * cand.dp
-    local = np.where(stride * 2 <= topology.scale_up.gpus, 2, 1)
+    local = ring_peers_local(cand.tp * cand.cp * cand.dp * 2, topology.scale_up.gpus)
     size = pp_activation_bytes(shape, cand)
     t = collective_time_s("send_recv", size, 2, local, topology)[0]
     return np.where(cand.pp > 1, t, 0.0)
+
+
+def stage_p2p_s(p2p, v, stage_forward, stage_backward, overlapped):
+    """Exposed pipeline sends per micro-batch on a rank: each of its v chunks receives an
+    activation and sends one on (forward), and the same for the gradient (backward), so the
+    traffic grows with v (Narayanan et al. 2021, section 2.2.2: the interleaved schedule's
+    communication grows by a factor v). Without overlap every transfer waits; with it
+    (Megatron-Core overlap_p2p_comm, DualPipe) a chunk's transfer runs under the next chunk's
+    compute and only what does not fit stays exposed, plus the SMs the transfer takes
+    (layer_cost.overlap_exposed_s): one layer per chunk over the network can outrun it."""
+    plain = 2.0 * v * p2p
+    forward = overlap_exposed_s(p2p, stage_forward / v)
+    backward = overlap_exposed_s(p2p, stage_backward / v)
+    return np.where(overlapped, v * (forward + backward), plain)
 
 
 def stage_total(parts: dict) -> np.ndarray:
@@ -173,7 +187,7 @@ class PipelineResult:
     pipeline_s: np.ndarray
     slowest_stage: np.ndarray  # 0 first, 1 middle, 2 last
     stage_forward_s: np.ndarray  # one micro-batch forward on the slowest stage (overlap window)
-    stage_backward_s: np.ndarray
+    stage_backward_s: np.ndarray  # its backward compute, recomputation included (window)
 
 
 # FlashAttention-2 (Dao 2023, section 3.1): the attention backward does 2.5 x the forward's
@@ -227,9 +241,17 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
     if moe is not None:
         _overlap_expert_comm(stages, dual)
     first, middle, last = _rank_parts(stages, ends_on_first_rank(cand.schedule) & (p > 1))
+    forward_l = _layer_mix(shape, dense, moe, "forward_s")
+    backward_l = _layer_mix(shape, dense, moe, "backward_s") + _layer_mix(
+        shape, dense, moe, "recompute_s"
+    )
+    # What other transfers can hide behind: compute, not the collectives a recomputation
+    # re-runs.
+    backward_window_l = _layer_mix(shape, dense, moe, "backward_compute_s")
     p2p = p2p_time_s(shape, cand, topology)
     hides_p2p = profile.stack.pp_p2p_overlap | dual
-    per_mb_p2p = np.where(hides_p2p, 0.0, 2.0 * v * p2p)
+    layers = np.stack([stages.first_layers, stages.middle_layers, stages.last_layers])
+    per_mb_p2p = stage_p2p_s(p2p, v, layers * forward_l, layers * backward_window_l, hides_p2p)
     totals = np.stack(
         [
             stage_total(first),
@@ -242,25 +264,27 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
     tmax = np.take_along_axis(totals, slowest[None], axis=0)[0]
     count = np.stack([np.ones_like(p), np.maximum(p - 2, 0), (p > 1) * 1.0])
     mean = (totals * count).sum(axis=0) / p
-    forward_l = _layer_mix(shape, dense, moe, "forward_s")
-    backward_l = _layer_mix(shape, dense, moe, "backward_s") + _layer_mix(
-        shape, dense, moe, "recompute_s"
-    )
     weight_l = weight_grad_share(shape, cand) * _layer_mix(shape, dense, moe, "backward_s")
     layer_s = forward_l + backward_l
     # Each run of the schedule fills and drains the pipeline: its bubble and its warm-up /
     # cool-down transfers come once per run (one run per step unless pipeline_microbatches).
     runs = cand.pipeline_runs(m)
     bubble = runs * bubble_s(
-        cand.schedule, p, v, mean, mean * backward_l / layer_s, mean * weight_l / layer_s
+        cand.schedule,
+        p,
+        v,
+        mean,
+        mean * backward_l / layer_s,
+        mean * weight_l / layer_s,
+        microbatches=m / runs,
     )
     critical = {}
     for key in PARTS:
         options = np.stack([first[key], middle[key], last[key]])
         critical[key] = m * np.take_along_axis(options, slowest[None], axis=0)[0]
     fill_drain_p2p = runs * 2.0 * (p - 1.0) * p2p
-    pp_exposed = m * per_mb_p2p * (p > 1) + fill_drain_p2p
-    layers = np.stack([stages.first_layers, stages.middle_layers, stages.last_layers])
+    slowest_p2p = np.take_along_axis(per_mb_p2p, slowest[None], axis=0)[0]
+    pp_exposed = m * slowest_p2p * (p > 1) + fill_drain_p2p
     n = np.take_along_axis(layers, slowest[None], axis=0)[0]
     return PipelineResult(
         microbatches=m,
@@ -270,5 +294,5 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
         pipeline_s=m * tmax + bubble + fill_drain_p2p,
         slowest_stage=slowest,
         stage_forward_s=n * forward_l,
-        stage_backward_s=n * backward_l,
+        stage_backward_s=n * backward_window_l,
     )

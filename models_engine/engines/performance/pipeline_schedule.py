@@ -42,22 +42,30 @@ def schedule_code(name: str) -> int:
     return SCHEDULES.index(name)
 
 
-def bubble_s(schedule, p, v, stage_s, backward_s, weight_grad_s):
-    """Idle time per step of the pipeline (seconds); stage_s, backward_s and weight_grad_s
-    are one micro-batch's T, B and W on a representative (mean) stage."""
+def bubble_s(schedule, p, v, stage_s, backward_s, weight_grad_s, microbatches=None):
+    """Idle time per run of the pipeline schedule (seconds); stage_s, backward_s and
+    weight_grad_s are one micro-batch's T, B and W on a representative (mean) stage.
+    The interleaved and zero-bubble formulas need at least p micro-batches per run
+    (Narayanan et al. 2021, section 2.2.2; Qi et al. 2024, ZB-H1 / ZB-V); with fewer there
+    is nothing to fill the pipeline with and each micro-batch still crosses every stage, so
+    the run takes the plain 1F1B time (m + p - 1) T: a single micro-batch takes p T."""
     p = np.asarray(p, dtype=float)
-    one_f_one_b = (p - 1.0) * stage_s / np.maximum(v, 1.0)
+    plain = (p - 1.0) * stage_s
+    one_f_one_b = plain / np.maximum(v, 1.0)
     zb_h1 = (p - 1.0) * np.maximum(stage_s - 2.0 * weight_grad_s, 0.0)
     zb_v = (p - 1.0) * np.maximum(stage_s - 3.0 * weight_grad_s, 0.0) / 2.0
     paired = stage_s  # F&B = F + B
     dualpipe = np.maximum(p / 2.0 - 1.0, 0.0) * np.maximum(
         paired + backward_s - 3.0 * weight_grad_s, 0.0
     )
-    return np.select(
+    scheduled = np.select(
         [schedule == ZB_H1, schedule == ZB_V, schedule == DUALPIPE],
         [zb_h1, zb_v, dualpipe],
         one_f_one_b,
     )
+    if microbatches is None:
+        return scheduled
+    return np.where(np.asarray(microbatches) < p, plain, scheduled)
 
 
 def in_flight_microbatches(schedule, p, v, m, stage_index):
