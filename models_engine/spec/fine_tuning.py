@@ -15,13 +15,25 @@ class FineTuning(SpecModel):
         "full",
         unit="enum",
         description=(
-            "full: every weight trains; lora: every linear layer keeps its weights frozen and "
-            "trains a rank-r adapter (A: in x r, B: r x out); frozen: the first "
+            "full: every weight trains; lora: every base weight stays frozen and the linear "
+            "layers lora_targets names train a rank-r adapter (A: in x r, B: r x out); frozen: "
+            "the first "
             "`frozen_layers` transformer layers (and the embedding) do not train."
         ),
     )
     lora_rank: int = spec_field(
         16, unit="count", description="LoRA adapter rank r (mode lora).", ge=1, le=65_536
+    )
+    lora_targets: Literal["all", "attention", "qkv"] = spec_field(
+        "all",
+        unit="enum",
+        description=(
+            "Linear layers that get a LoRA adapter (mode lora): all (QKV, attention output, "
+            "MLP; NeMo 2 / Megatron-Bridge's default, PEFT match_all_linear), attention (QKV "
+            "and the attention output projection) or qkv (the QKV projection only: NeMo 1's "
+            "default target_modules ['attention_qkv']). Every base weight stays frozen either "
+            "way."
+        ),
     )
     frozen_layers: int = spec_field(
         0,

@@ -479,6 +479,18 @@ class Workload(SpecModel):
     sequence_length: int = spec_field(
         4096, unit="tokens", description="Training / context sequence length.", ge=1, le=10_000_000
     )
+    packed_document_tokens: int | None = spec_field(
+        None,
+        unit="tokens",
+        description=(
+            "Sequence packing: mean tokens per document when short documents are packed into "
+            "each sequence and each attends only within itself (per-document causal masks, "
+            "e.g. NeMo / Megatron packed SFT, SQuAD packed to 4096). Attention then costs "
+            "per document; the linear layers are unchanged. null = one document per sequence."
+        ),
+        ge=1,
+        le=10_000_000,
+    )
     vocab_size: int = spec_field(
         32_000, unit="tokens", description="Vocabulary size.", ge=1, le=10_000_000
     )
@@ -600,6 +612,14 @@ class Workload(SpecModel):
                 {"multiple_of": heads},
             )
         self._check_offload(issues)
+        packed = self.packed_document_tokens
+        if packed is not None and packed > self.sequence_length:
+            issues.add(
+                "packed_document_tokens",
+                f"a packed document ({packed} tokens) cannot be longer than the sequence it is "
+                f"packed into (sequence_length {self.sequence_length})",
+                {"le": self.sequence_length},
+            )
         moe = self.moe
         if moe is not None:
             if moe.top_k > moe.experts:

@@ -127,3 +127,55 @@ def gradient_sizes(result) -> list[float]:
     sizes = [row["size_bytes"] for row in rows if row["purpose"].endswith("gradients")]
     assert sizes
     return sizes
+
+
+def test_lora_on_fewer_layers_costs_less_and_trains_fewer_weights():
+    """NeMo 1's default adapts the QKV projection only, NeMo 2's every linear layer:
+    adapter weights r x (in + out) per adapted layer, and each adapter's GEMMs in the step."""
+    shape = model_shape(workload())
+    every = Tuning("lora", 32, 0, shape.layers, "all")
+    attention = Tuning("lora", 32, 0, shape.layers, "attention")
+    qkv = Tuning("lora", 32, 0, shape.layers, "qkv")
+    r, h = 32, shape.hidden
+    assert adapter_params_per_layer(shape, qkv) == r * (h + shape.qkv_width)
+    assert adapter_params_per_layer(shape, attention) == pytest.approx(
+        r * (h + shape.qkv_width) + r * (shape.attention_width + h)
+    )
+    assert adapter_params_per_layer(shape, qkv) < adapter_params_per_layer(shape, every)
+    steps = {
+        targets: tuned({"mode": "lora", "lora_rank": 32, "lora_targets": targets})["step_time_s"]
+        for targets in ("qkv", "attention", "all")
+    }
+    assert steps["qkv"] < steps["attention"] < steps["all"]
+    warning = tuned({"mode": "lora", "lora_rank": 32, "lora_targets": "qkv"})["warnings"]
+    assert any("adapters on the QKV projection" in w for w in warning)
+
+
+def test_lora_freezes_the_output_head():
+    """LoRA trains no output head: its backward keeps the data gradient only, so the head's
+    weight-gradient GEMM (tokens x hidden x vocab) leaves the last stage's time."""
+    from models_engine.catalog import load_catalog
+    from models_engine.engines.collectives import topology_from_fabric
+    from models_engine.engines.fabric import evaluate_fabric
+    from models_engine.engines.performance.candidates import from_layouts
+    from models_engine.engines.performance.comm_sizes import tokens_per_microbatch
+    from models_engine.engines.performance.compute_profile import compute_profile
+    from models_engine.engines.performance.kernels import linear_parts
+    from models_engine.engines.performance.memory_fit import explicit_layout as layout_of
+    from models_engine.engines.performance.pipeline import head_parts
+    from models_engine.hardware import resolve_gpu
+
+    spec = parse_design(llama_8b(8, "bf16"))
+    shape = model_shape(spec.workload)
+    catalog = load_catalog()
+    gpu = resolve_gpu(spec.compute, catalog)
+    profile = compute_profile(gpu, "bf16")
+    cand = from_layouts([layout_of(spec.workload.parallelism)], shape.layers)
+    fabric = evaluate_fabric(spec, catalog).primary
+    topology = topology_from_fabric(spec.compute, gpu, catalog, fabric, settings=spec.fabric)
+    full = head_parts(shape, cand, profile, topology, Tuning(layers=shape.layers))["compute"]
+    lora = head_parts(shape, cand, profile, topology, Tuning("lora", 16, 0, shape.layers))
+    tokens = tokens_per_microbatch(shape, cand)
+    vocab = shape.vocab / cand.tp  # the head is vocabulary-parallel over the TP ranks
+    weight_grad = linear_parts(tokens, vocab, shape.hidden, profile, fp8=False)[2][0]
+    assert float(full[0] - lora["compute"][0]) == pytest.approx(float(weight_grad))

@@ -17,6 +17,7 @@ class Tuning:
     lora_rank: int = 0
     frozen_layers: int = 0
     layers: int = 1
+    lora_targets: str = "all"  # "all", "attention" or "qkv": the linear layers with adapters
 
     @property
     def training_share(self) -> float:
@@ -38,10 +39,23 @@ class Tuning:
     def adapters(self) -> bool:
         return self.mode == "lora"
 
+    def adapts(self, module: str) -> bool:
+        """Whether the linear layer `module` (qkv, proj or mlp) carries a LoRA adapter."""
+        if not self.adapters:
+            return False
+        return module in LORA_TARGET_MODULES[self.lora_targets]
+
     @property
     def is_full(self) -> bool:
         return self.mode == "full" or (self.mode == "frozen" and self.frozen_layers == 0)
 
+
+# The linear layers each `fine_tuning.lora_targets` choice adapts.
+LORA_TARGET_MODULES = {
+    "all": frozenset({"qkv", "proj", "mlp"}),
+    "attention": frozenset({"qkv", "proj"}),
+    "qkv": frozenset({"qkv"}),
+}
 
 FULL = Tuning()
 
@@ -53,6 +67,7 @@ def tuning_of(workload) -> Tuning:
     return Tuning(
         mode=spec.mode,
         lora_rank=spec.lora_rank if spec.mode == "lora" else 0,
+        lora_targets=spec.lora_targets,
         frozen_layers=spec.frozen_layers if spec.mode == "frozen" else 0,
         layers=workload.layers,
     )
@@ -64,9 +79,12 @@ def adapter_params_per_layer(shape, tuning: Tuning) -> float:
         return 0.0
     r = tuning.lora_rank
     h = shape.hidden
-    attention = r * (h + shape.qkv_width) + r * (shape.attention_width + h)
-    mlp = r * (h + (shape.mlp_matrices - 1) * shape.ffn) + r * (shape.ffn + h)
-    return attention + mlp
+    qkv = r * (h + shape.qkv_width) if tuning.adapts("qkv") else 0.0
+    proj = r * (shape.attention_width + h) if tuning.adapts("proj") else 0.0
+    mlp = 0.0
+    if tuning.adapts("mlp"):
+        mlp = r * (h + (shape.mlp_matrices - 1) * shape.ffn) + r * (shape.ffn + h)
+    return qkv + proj + mlp
 
 
 def layer_params(shape) -> float:

@@ -1,8 +1,9 @@
 """FLOP counts. The engine's MFU convention: 6 x N_active per token (forward + backward of
 every weight a token multiplies, the output head included, the embedding lookup not) plus
 causal attention 6 x s x (heads x head_dim) per token per layer (QK^T and AV over s/2 keys
-on average, forward + backward; for MLA head_dim is the mean of the query/key and value head
-dims); no recompute. HFU adds the recomputed work."""
+on average, s a packed document's length under sequence packing, forward + backward; for
+MLA head_dim is the mean of the query/key and value head dims); no recompute. HFU adds the
+recomputed work."""
 
 from models_engine.engines.performance.fine_tuning import (
     FULL,
@@ -17,7 +18,9 @@ MFU_CONVENTION = (
     "attention (half the s x s scores); no recompute; peak = dense tensor TFLOP/s of the run's "
     "precision (fp8, mxfp8 and nvfp4 runs use the FP8 peak: NVFP4 puts only the MLP GEMMs "
     "on the FP4 path). HFU adds recomputed forward work (full: the whole "
-    "layer forward; selective: the attention core). Partial fine-tuning (LoRA, frozen layers) "
+    "layer forward; selective: the attention core). Under sequence packing "
+    "(workload.packed_document_tokens) s is the packed document's length: each document "
+    "attends only within itself. Partial fine-tuning (LoRA, frozen layers) "
     "counts only the gradients the run needs plus the LoRA adapters."
 )
 
@@ -26,7 +29,7 @@ def attention_flops_per_token(shape) -> float:
     """Causal attention core, forward + backward, all layers: 12 x keys per query x width
     per layer, which is 6 x s x width with causal s / 2 keys; sliding-window layers count
     the keys inside their window (shapes.attention_keys_per_query)."""
-    keys = shape.attention_keys_per_query if shape.window else shape.seq_len / 2.0
+    keys = shape.attention_keys_per_query if shape.window else shape.attention_span / 2.0
     return 12.0 * keys * shape.score_width * shape.layers
 
 

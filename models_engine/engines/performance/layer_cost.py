@@ -124,7 +124,7 @@ def _with_windows(shape, forward, backward, causal_keys, backend):
     """(forward, backward) of the average layer when `window_share` of the layers attend a
     sliding window: each windowed layer takes (K_w + k0) / (K_causal + k0) of the causal
     layer's time, K the keys a query tile streams (QUERY_TILE_FIXED_KEYS)."""
-    keys = windowed_tile_keys(shape.window, shape.seq_len)
+    keys = windowed_tile_keys(shape.window, shape.attention_span)
     share = shape.window_share
     fixed = QUERY_TILE_FIXED_KEYS.get(backend, QUERY_TILE_FIXED_KEYS["flash"])
     scaled = []
@@ -137,9 +137,10 @@ def _with_windows(shape, forward, backward, causal_keys, backend):
 def _attention(shape, cand, profile, tokens):
     heads = shape.heads / cand.tp
     if profile.stack.attention_kernel == "flash":
-        chunk = shape.seq_len / cand.cp
+        # A packed document is its own attention (cu_seqlens): its tiles, its causal keys.
+        chunk = shape.attention_span / cand.cp
         head_dim = shape.attention.core_head_dim
-        causal_keys = shape.seq_len / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
+        causal_keys = shape.attention_span / 2.0 + CAUSAL_DIAGONAL_TILE_KEYS
         forward, backward = flash_attention_time_s(
             tokens, causal_keys, chunk, heads, head_dim, profile
         )
@@ -159,15 +160,16 @@ def _attention(shape, cand, profile, tokens):
     )
 
 
-def _linear(tokens, n, k, profile, tuning: Tuning, *, adapter=True, **path):
+def _linear(tokens, n, k, profile, tuning: Tuning, *, module: str | None, **path):
     """(forward, backward) of a linear layer under `tuning`: the data gradient where a layer
-    below still trains, the weight gradient where the weight trains, and with LoRA the two
-    adapter GEMMs (BF16, trained in full) on top."""
+    below still trains, the weight gradient where the weight trains, and where LoRA adapts
+    `module` (qkv, proj, mlp; None: never, e.g. the router) the two adapter GEMMs (BF16,
+    trained in full) on top."""
     forward, data_grad, weight_grad = linear_parts(tokens, n, k, profile, **path)
     if tuning.is_full:
         return forward, data_grad + weight_grad
     backward = tuning.backward_share * data_grad + tuning.weight_grad_share * weight_grad
-    if tuning.adapters and adapter:
+    if module is not None and tuning.adapts(module):
         groups = path.get("groups", 1.0)
         r = tuning.lora_rank
         down_f, down_b = linear_time_s(tokens, r, k, profile, fp8=False, groups=groups)
@@ -183,7 +185,7 @@ def _input_projections(shape, tokens, tp, profile, tuning: Tuning):
     forward = backward = 0.0
     for gemm in shape.attention.input_gemms():
         width = gemm.out_width / tp if gemm.sharded else gemm.out_width
-        f, b = _linear(tokens, width, gemm.in_width, profile, tuning)
+        f, b = _linear(tokens, width, gemm.in_width, profile, tuning, module="qkv")
         forward, backward = forward + f, backward + b
     return forward, backward
 
@@ -198,8 +200,8 @@ def _mlp_gemms(
     width = ffn / (cand.tp if split is None else split)
     up_width = (shape.mlp_matrices - 1) * width
     grouped = {"groups": copies, "mlp": True}
-    up_f, up_b = _linear(rows, up_width, shape.hidden, profile, tuning, **grouped)
-    down_f, down_b = _linear(rows, shape.hidden, width, profile, tuning, **grouped)
+    up_f, up_b = _linear(rows, up_width, shape.hidden, profile, tuning, module="mlp", **grouped)
+    down_f, down_b = _linear(rows, shape.hidden, width, profile, tuning, module="mlp", **grouped)
     return up_f + down_f, up_b + down_b, up_b
 
 
@@ -305,7 +307,9 @@ def layer_cost(shape, cand, profile, topology, *, moe: bool, tuning: Tuning = FU
     tokens = shape.seq_len * cand.mbs / cand.cp
     tp = cand.tp
     qkv_f, qkv_b = _input_projections(shape, tokens, tp, profile, tuning)
-    proj_f, proj_b = _linear(tokens, shape.hidden, shape.attention_width / tp, profile, tuning)
+    proj_f, proj_b = _linear(
+        tokens, shape.hidden, shape.attention_width / tp, profile, tuning, module="proj"
+    )
     zeros = np.zeros_like(tokens)
     ep_comm = zeros
     host_wait = zeros
@@ -433,7 +437,7 @@ def _moe_mlp(shape, cand, profile, topology, tokens, tuning=FULL):
         split=cand.etp,
     )
     router_f, router_b = _linear(
-        tokens, float(shape.experts), shape.hidden, profile, tuning, adapter=False, fp8=False
+        tokens, float(shape.experts), shape.hidden, profile, tuning, module=None, fp8=False
     )
     copies = imbalance * ep_dispatched_tokens(shape, cand) * shape.top_k
     permute = hbm_time_s(copies * shape.hidden * PERMUTE_BYTES_PER_COPY, profile)

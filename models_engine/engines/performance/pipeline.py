@@ -21,7 +21,8 @@ from models_engine.engines.performance.comm_sizes import (
     tp_activation_bytes,
 )
 from models_engine.engines.performance.elementwise import CROSS_ENTROPY_BYTES_PER_LOGIT
-from models_engine.engines.performance.kernels import hbm_time_s, linear_time_s
+from models_engine.engines.performance.fine_tuning import FULL, Tuning
+from models_engine.engines.performance.kernels import hbm_time_s, linear_parts, linear_time_s
 from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN, overlap_exposed_s
 from models_engine.engines.performance.pipeline_schedule import (
     DUALPIPE,
@@ -90,11 +91,14 @@ def _logits_gather(shape, cand, profile, topology):
     return np.where(cand.tp > 1, t, 0.0)
 
 
-def head_parts(shape, cand, profile, topology):
+def head_parts(shape, cand, profile, topology, tuning: Tuning = FULL):
+    """The output head and loss of one micro-batch; LoRA freezes the head, so its backward
+    keeps the data gradient only (fine_tuning.embedding_trained_share)."""
     tokens = tokens_per_microbatch(shape, cand)
     vocab = shape.vocab / cand.tp
     # Transformer Engine keeps the output head in BF16 (FP8 covers transformer layers only).
-    forward, backward = linear_time_s(tokens, vocab, shape.hidden, profile, fp8=False)
+    forward, data_grad, weight_grad = linear_parts(tokens, vocab, shape.hidden, profile, fp8=False)
+    backward = data_grad + (0.0 if tuning.adapters else weight_grad)
     # The loss runs over each rank's vocabulary slice, or the whole vocabulary once gathered.
     replicated = profile.stack.embedding_tp == "replicated"
     loss_vocab = shape.vocab if replicated else vocab
@@ -121,7 +125,7 @@ def _with_mtp(head, shape, cand, profile, dense, moe):
     return {key: head.get(key, 0.0) + n * extra[key] for key in PARTS}
 
 
-def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
+def stage_times(shape, cand, profile, topology, dense, moe, tuning: Tuning = FULL) -> StageTimes:
     first_n, last_n, mid_n = cand.first_layers, cand.last_layers, cand.middle_layers
     stages = {}
     for name, n, first in (
@@ -132,7 +136,7 @@ def stage_times(shape, cand, profile, topology, dense, moe) -> StageTimes:
         n_moe = shape.moe_layers_in(n, first_stage=first)
         stages[name] = _layers_parts(dense, moe, n - n_moe, n_moe)
     embed = embedding_parts(shape, cand, profile, topology)
-    head = head_parts(shape, cand, profile, topology)
+    head = head_parts(shape, cand, profile, topology, tuning)
     if shape.mtp_modules:
         head = _with_mtp(head, shape, cand, profile, dense, moe)
     single = cand.pp <= 1
@@ -201,7 +205,7 @@ def weight_grad_share(shape, cand):
     many again; attention (no weights) adds 2.5 x its forward (causal: s / 2 keys)."""
     head = shape.vocab * shape.hidden
     gemm = 2.0 * (shape.active_params_per_token() - head) / shape.layers / cand.tp
-    attention = 4.0 * (shape.seq_len / 2.0) * shape.score_width / cand.tp
+    attention = 4.0 * (shape.attention_span / 2.0) * shape.score_width / cand.tp
     return gemm / (2.0 * gemm + ATTENTION_BACKWARD_FLOPS_RATIO * attention)
 
 

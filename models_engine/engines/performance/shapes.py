@@ -35,6 +35,9 @@ class ModelShape:
     window: int = 0
     window_share: float = 0.0
     sinks: bool = False  # learnable attention sinks (one extra logit per head)
+    # Sequence packing: mean tokens per packed document, each attending only within itself
+    # (0: one document per sequence)
+    packed_document: int = 0
     # Projections, widths and stored activations of the attention block (MLA or not);
     # None: plain multi-head / grouped-query attention from the fields above.
     attention_geometry: AttentionShape | None = None
@@ -46,10 +49,18 @@ class ModelShape:
         return AttentionShape(self.hidden, self.heads, self.kv_heads, self.head_dim)
 
     @property
+    def attention_span(self) -> int:
+        """Tokens one causal attention runs over: the sequence, or a packed document."""
+        if self.packed_document:
+            return min(self.packed_document, self.seq_len)
+        return self.seq_len
+
+    @property
     def attention_keys_per_query(self) -> float:
         """Mean keys a query attends to, over queries and layers: causal (s + 1) / 2, or in
-        a windowed layer min(i + 1, w) for query i, i.e. w - w (w - 1) / 2s for w <= s."""
-        s = float(self.seq_len)
+        a windowed layer min(i + 1, w) for query i, i.e. w - w (w - 1) / 2s for w <= s; s is
+        the attention span (a packed document's length under sequence packing)."""
+        s = float(self.attention_span)
         causal = (s + 1.0) / 2.0
         if not self.window or not self.window_share:
             return causal
@@ -163,5 +174,6 @@ def model_shape(workload) -> ModelShape:
             else 0.0
         ),
         sinks=workload.attention_sinks,
+        packed_document=workload.packed_document_tokens or 0,
         attention_geometry=attention_shape(workload),
     )

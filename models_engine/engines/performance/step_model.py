@@ -77,7 +77,7 @@ def training_step(shape, cand, profile, topology, context: StepContext) -> StepR
         if shape.moe_layers
         else None
     )
-    stages = stage_times(shape, cand, profile, topology, dense, moe)
+    stages = stage_times(shape, cand, profile, topology, dense, moe, tuning)
     pipe = pipeline(shape, cand, profile, topology, stages, dense, moe)
     dp_exposed, dp_total = data_parallel_exposed_s(
         shape,

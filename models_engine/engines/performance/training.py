@@ -174,12 +174,22 @@ def memory_pressure_warnings(memory: dict) -> list[str]:
 def tuning_warnings(tuning) -> list[str]:
     if tuning.is_full:
         return []
+    targets = LORA_TARGETS_TEXT[tuning.lora_targets]
+    adapters = (
+        f" and adds rank-{tuning.lora_rank} adapters on the {targets}" if tuning.adapters else ""
+    )
     return [
         f"fine-tuning ({tuning.mode}): the step leaves out the gradients frozen weights do not "
-        "need and adds the LoRA adapters, but memory per GPU, the optimizer step and the "
-        "data-parallel gradient reduction still count every weight as trainable (upper "
-        "bounds), and the output head keeps its weight gradient"
+        f"need{adapters}; memory per GPU, the optimizer step and the data-parallel gradient "
+        "reduction count the trained weights only"
     ]
+
+
+LORA_TARGETS_TEXT = {
+    "all": "QKV, attention output and MLP projections",
+    "attention": "QKV and attention output projections",
+    "qkv": "QKV projection",
+}
 
 
 def stack_used(profile) -> dict:
