@@ -171,7 +171,9 @@ def stage_p2p_s(p2p, v, stage_forward, stage_backward, overlapped):
     communication grows by a factor v). Without overlap every transfer waits; with it
     (Megatron-Core overlap_p2p_comm, DualPipe) a chunk's transfer runs under the next chunk's
     compute and only what does not fit stays exposed, plus the SMs the transfer takes
-    (layer_cost.overlap_exposed_s): one layer per chunk over the network can outrun it."""
+    (layer_cost.overlap_exposed_s; NCCL sizes its send / receive channels, one SM each, from
+    its collective channel count: NVIDIA/nccl#1598, maintainer reply of 2026-03-23): one
+    layer per chunk over the network can outrun it."""
     plain = 2.0 * v * p2p
     forward = overlap_exposed_s(p2p, stage_forward / v)
     backward = overlap_exposed_s(p2p, stage_backward / v)
