@@ -669,6 +669,12 @@ class Workload(SpecModel):
             issues.add("inference", "required when kind is 'inference'")
         if self.kind == "training" and self.inference is not None:
             issues.add("inference", "only allowed when kind is 'inference'; set it to null")
+        if self.kind == "inference" and self.packed_document_tokens is not None:
+            issues.add(
+                "packed_document_tokens",
+                "sequence packing is a training setting (short documents packed into each "
+                "training sequence); serving takes its lengths from inference: set it to null",
+            )
         target = self.inference
         if target is not None and target.prompt_tokens + target.output_tokens > (
             self.sequence_length

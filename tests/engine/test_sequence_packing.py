@@ -68,3 +68,16 @@ def test_published_packed_fine_tuning_runs_are_check_only_and_scored():
     lora = [r for r in results if "lora" in r.id]
     sft = [r for r in results if "sft" in r.id]
     assert len(lora) == 15 and len(sft) == 11
+
+
+def test_packing_is_a_training_setting():
+    doc = packed(200)
+    doc["workload"]["kind"] = "inference"
+    doc["workload"]["inference"] = {
+        "target_tokens_per_s": 1000,
+        "batch_size": 8,
+        "prompt_tokens": 1024,
+    }
+    with pytest.raises(SpecValidationError) as caught:
+        parse_design(doc)
+    assert "workload.packed_document_tokens" in {e["path"] for e in caught.value.errors}
