@@ -48,7 +48,7 @@ ROW_BY_PATH = {row["path"]: row for row in ROWS}
 CONSTRAINED = re.compile(
     r"^(spec_version"
     r"|workload\.(kind|layers|hidden_size|attention_heads|kv_heads|head_dim|ffn_hidden_size"
-    r"|sequence_length|global_batch_sequences|precision|moe\..*|inference\..*"
+    r"|sequence_length|packed_document_tokens|global_batch_sequences|precision|moe\..*|inference\..*"
     r"|parallelism\.(tp|pp|dp|cp|ep|virtual_stages|first_stage_layers|last_stage_layers"
     r"|micro_batch_size|pipeline_schedule|shard_group_size|recompute|recompute_layer_share"
     r"|expert_tp|activation_offload_layers|pipeline_microbatches)"

@@ -265,7 +265,10 @@ def pipeline(shape, cand, profile, topology, stages: StageTimes, dense, moe) -> 
             np.where(p > 1, stage_total(last), 0.0),
         ]
     )
-    totals = totals + per_mb_p2p * (p > 1)
+    # Ranks a layout does not have (a middle rank with p <= 2) send nothing.
+    present = np.stack([p > 1, p > 2, p > 1])
+    per_mb_p2p = np.where(present, per_mb_p2p, 0.0)
+    totals = totals + per_mb_p2p
     slowest = np.argmax(totals, axis=0)
     tmax = np.take_along_axis(totals, slowest[None], axis=0)[0]
     count = np.stack([np.ones_like(p), np.maximum(p - 2, 0), (p > 1) * 1.0])
