@@ -115,3 +115,40 @@ def test_a_bad_variant_is_refused_with_the_field_and_saves_nothing(client, team_
     assert response.status_code == 400 and "spec.economics.utilisation" in response.json()
     assert design.revisions.count() == 1
     assert client.get(f"/api/designs/{design.pk}/diff/?from=9").status_code == 400
+
+
+def test_packed_lora_fine_tuning_through_the_api(
+    client, team_a, django_capture_on_commit_callbacks
+):
+    """A document longer than its sequence is a 400 naming the field and saves nothing; a
+    packed LoRA design round-trips and its run says which layers got adapters."""
+    alice, alpha = team_a
+    client.force_login(alice)
+    project = client.post("/api/projects/", {"team": alpha.pk, "name": "P"}).json()
+    spec = example_spec()
+    spec["workload"]["packed_document_tokens"] = spec["workload"]["sequence_length"] + 1
+    bad = client.post(
+        "/api/designs/",
+        {"project": project["id"], "name": "Bad", "spec": spec},
+        content_type="application/json",
+    )
+    assert bad.status_code == 400
+    assert "spec.workload.packed_document_tokens" in bad.json()
+    assert not Design.objects.exists()
+    spec["workload"]["packed_document_tokens"] = 200
+    spec["workload"]["fine_tuning"] = {"mode": "lora", "lora_rank": 32, "lora_targets": "qkv"}
+    design = client.post(
+        "/api/designs/",
+        {"project": project["id"], "name": "SFT", "spec": spec},
+        content_type="application/json",
+    ).json()
+    saved = client.get(f"/api/designs/{design['id']}/revisions/1/").json()
+    workload = saved["spec"]["workload"]
+    assert workload["packed_document_tokens"] == 200
+    assert workload["fine_tuning"]["lora_targets"] == "qkv"
+    with django_capture_on_commit_callbacks(execute=True):
+        run = client.post(f"/api/designs/{design['id']}/evaluate/").json()
+    run = client.get(f"/api/runs/{run['id']}/").json()
+    assert run["status"] == "done"
+    warnings = run["results"]["performance"]["warnings"]
+    assert any("adapters on the QKV projection" in w for w in warnings)
