@@ -86,7 +86,8 @@ class SoftwareStackChoice(SpecModel):
             "Megatron-Bridge moe_a2a_overlap; stacks "
             + ", ".join(COMBINED_1F1B_STACKS)
             + "): the forward of one micro-batch runs beside the backward of another, each "
-            "hiding the other's expert all-to-all; the warm-up forwards and cool-down "
+            "hiding part of the other's expert all-to-all (the 36.55 % measured to run "
+            "concurrently on H100); the warm-up forwards and cool-down "
             "backwards stay exposed. Needs pipeline_schedule 1f1b with pp 1 or "
             "virtual_stages > 1; null or false = the all-to-all is exposed (DualPipe overlaps "
             "it by its own schedule)."

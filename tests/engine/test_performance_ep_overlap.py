@@ -9,6 +9,10 @@ import copy
 import numpy as np
 import pytest
 
+from models_engine.engines.performance.layer_cost import (
+    COMBINED_1F1B_CONCURRENT_SHARE,
+    OVERLAP_SLOWDOWN,
+)
 from models_engine.engines.performance.pipeline_schedule import (
     ONE_F_ONE_B,
     ZB_H1,
@@ -43,18 +47,42 @@ def test_the_stack_list_in_the_spec_mirrors_the_engine():
     assert combined == set(COMBINED_1F1B_STACKS)
 
 
-def test_the_overlap_hides_most_of_the_all_to_all_and_says_so():
+def test_the_overlap_hides_the_measured_share_of_the_all_to_all_and_says_so():
+    """Of the all-to-all paired with another micro-batch's compute, only the share Megatron-
+    Bridge's Nsight profile measured as concurrent (36.55 %) is hidden, and that share still
+    costs the SMs under it; the unpaired warm-up and cool-down stay whole."""
     base = deepseek_v3(*H100_DEEPSEEK)
     plain, overlapped = run(with_overlap(base, overlap=False)), run(with_overlap(base))
     exposed = overlapped["breakdown_s"]["ep_comm_exposed"]
-    assert exposed < 0.5 * plain["breakdown_s"]["ep_comm_exposed"]
+    alone_all = plain["breakdown_s"]["ep_comm_exposed"]
+    share = COMBINED_1F1B_CONCURRENT_SHARE
+    assert share == pytest.approx(3959.0 / 10832.0, abs=0.001)  # profile: 3,959 ms concurrent
+    # DeepSeek-V3 on 512 H100 at TP 2 PP 8 VP 2: 128 micro-batches per rank, 23 / 256 unpaired.
+    unpaired = 23.0 / 256.0
+    paired = 1.0 - share * (1.0 - OVERLAP_SLOWDOWN)  # where every window outlasts its exchange
+    lowest = (unpaired + (1.0 - unpaired) * paired) * alone_all
+    assert lowest <= exposed < alone_all
+    assert exposed == pytest.approx(lowest, rel=0.15)  # short windows hide less
     assert overlapped["step_time_s"] < plain["step_time_s"]
-    # The hidden all-to-all still takes SMs from the compute under it: never free.
-    assert exposed > 0.05 * plain["breakdown_s"]["ep_comm_exposed"]
     assert overlapped["software_stack"]["ep_comm_overlap"] is True
     assert plain["software_stack"]["ep_comm_overlap"] is False
     # Compute is untouched: only the communication moves.
     assert overlapped["breakdown_s"]["compute"] == pytest.approx(plain["breakdown_s"]["compute"])
+
+
+def test_the_measured_a_b_pair_is_registered_fit_and_check_apart():
+    """The A/B the share comes from: the 'on' run is its fit case, the 'off' run (the same
+    layout with the overlap off) only checks the rest of the model."""
+    rows = {c.id: c for c in load_registry() if c.family == "megatron-bridge-ep-overlap-h100"}
+    on = rows["mbridge-ep-overlap-h100-qwen3-30b-a3b-on"]
+    off = rows["mbridge-ep-overlap-h100-qwen3-30b-a3b-off"]
+    assert (on.role, off.role) == ("fit", "check")
+    assert dict(on.stack.options)["ep_comm_overlap"] is True
+    assert "ep_comm_overlap" not in dict(off.stack.options)
+    assert on.layout == off.layout
+    fitted, checked = run_case(on), run_case(off)
+    assert abs(fitted.error) < 0.10
+    assert fitted.model_step_time_s < checked.model_step_time_s
 
 
 def test_fewer_micro_batches_leave_more_of_it_alone():
@@ -109,22 +137,23 @@ OVERLAP_ROWS = [
 
 def test_the_rows_whose_recipes_turn_it_on_are_scored_with_it():
     """Megatron-Bridge 26.02: GB200 DeepSeek-V3 MXFP8, GB200 GPT-OSS 120B, H100 Qwen3-235B FP8
-    (recipe presets with moe_a2a_overlap=True and the row's layout), and the 25.11 H100
-    Qwen3-235B row of the same layout (GBS 2048, measured -20.1 %). The 26.02 H100 run,
-    whose all-to-all crosses four nodes, is scored with it: -18.0 % (+11.8 % with the
-    all-to-all exposed). It was -8.9 % while its FP8 GEMMs paid the delayed-scaling recipe's
-    110 us per call; with current scaling's 20 us (its recipe, FP8-CS) the H100 MoE FP8-CS
-    runs all come out fast, the per-expert work of current scaling on the host being
-    unmodelled. The two GB200 rows come out faster than published (measured -21 % and -45 %):
-    the overlap does not buy a GB200 NVLink domain what the model credits it with. Gaps stated
-    in the closing note, not tuned away."""
+    (recipe presets with moe_a2a_overlap=True and the row's layout), the 25.11 H100 Qwen3-235B
+    row of the same layout, and the measured A/B's 'on' run. While the paired all-to-all was
+    hidden in full every one of these came out fast (-16 % to -38 %); with the measured
+    concurrent share the H100 Qwen3-235B runs come within 3 % and GB200 DeepSeek-V3 -7 %
+    (out of sample: only the A/B run was fitted). GPT-OSS stays fast for its own reasons
+    (closing note)."""
     ids = {c.id for c in OVERLAP_ROWS}
     assert ids == {
         "bridge2602-gb200-deepseek-v3-fp8-mx-256",
         "bridge2602-gb200-gpt-oss-120b-bf16-64",
         "bridge2602-h100-qwen3-235b-a22b-fp8-cs-256",
         "bridge2511-h100-qwen3-235b-a22b-fp8-cs-256",
+        "mbridge-ep-overlap-h100-qwen3-30b-a3b-on",
     }
-    qwen = next(c for c in OVERLAP_ROWS if c.id.startswith("bridge2602-h100-qwen3"))
-    assert qwen.role == "check"
-    assert -0.20 < run_case(qwen).error < -0.15
+    for case in OVERLAP_ROWS:
+        if case.id.startswith(("bridge2602-h100-qwen3", "bridge2511-h100-qwen3")):
+            assert case.role == "check"
+            assert abs(run_case(case).error) < 0.05, case.id
+    deepseek = next(c for c in OVERLAP_ROWS if "deepseek" in c.id)
+    assert abs(run_case(deepseek).error) < 0.10

@@ -98,6 +98,7 @@ CALIBRATION_RUNS = {
     "torchtitan H100 eager / compile pairs": lambda c: (
         c.family == "torchtitan-h100-2412" and c.precision == "bf16"
     ),
+    "Qwen3 30B-A3B EP-overlap A/B": lambda c: c.family == "megatron-bridge-ep-overlap-h100",
     "Megatron-Bridge 25.11 Llama 3 8B FP8-CS": lambda c: (
         c.family == "megatron-bridge-25.11"
         and c.model_name == "llama3-8b"

@@ -91,7 +91,7 @@ class SoftwareStack:
     # an NVLink domain; comm_sizes.ep_dispatch_scale)
     ep_dispatcher: str = "all_to_all"
     # Megatron-Core's combined 1F1B: the forward of one micro-batch runs beside the backward
-    # of another, each hiding the other's expert all-to-all (--overlap-moe-expert-parallel-
+    # of another, each hiding part of the other's expert all-to-all (--overlap-moe-expert-parallel-
     # comm, Megatron-Core 0.14); `combined_1f1b` where the stack has it, `ep_comm_overlap`
     # where the run turns it on (pipeline_schedule.paired_expert_comm_share)
     combined_1f1b: bool = False

@@ -43,6 +43,17 @@ from models_engine.engines.performance.pipeline_schedule import (
 # userbuffers kernels take SMs and HBM bandwidth from the GEMM they hide behind (NCCL uses
 # 8-16 of 108/132 SMs, i.e. about 10%).
 OVERLAP_SLOWDOWN = 0.10
+
+# Share of the expert all-to-all that Megatron-Core's combined 1F1B actually runs beside the
+# paired micro-batch's compute, MEASURED: Megatron-Bridge's controlled A/B of
+# overlap_moe_expert_parallel_comm (skills/nemo-mbridge-perf-expert-parallel-overlap, Qwen3
+# 30B-A3B on 16 H100, EP 16, HybridEP, validated 2026-07-27) profiled the same rank and step
+# with Nsight Systems: communication concurrent with GEMM and attention rose from 0.11 % to
+# 36.55 % of communication time (3,959 ms of about 10.8 s). The rest waits on the dispatcher's
+# host synchronisation and on partners whose compute is not ready, so it stays on the critical
+# path. Registry case mbridge-ep-overlap-h100-qwen3-30b-a3b-on is its fit case; the same share is
+# taken for Blackwell and the other dispatchers (ASSUMED).
+COMBINED_1F1B_CONCURRENT_SHARE = 0.3655
 # Fused attention kernels (FlashAttention-2 / 3, cuDNN, PyTorch FlexAttention's default
 # BLOCK_SIZE) walk the score matrix in tiles of 128 keys: a query tile streams every key tile
 # its mask touches, masked part and all. Causal: (s / 128 + 1) / 2 tiles on average, keys per
@@ -286,14 +297,17 @@ def combined_1f1b_ep_exposed_s(shape, cand, profile, ep_comm, forward_blocks, ba
     pipeline_parallel/combined_1f1b.py, the 1F1B A2A overlap of MCore 0.14): forward
     dispatch under the other's expert backward, forward experts over its dispatch backward,
     forward combine under its attention backward, forward attention over its combine
-    backward. Each of the four all-to-alls hides only behind the compute it is paired with;
-    the hidden part still costs the SMs its kernels take (OVERLAP_SLOWDOWN). The warm-up
-    forwards and cool-down backwards have no partner (pipeline_schedule). `forward_blocks` /
-    `backward_blocks`: (attention block, experts) times of the layer."""
+    backward. Each of the four all-to-alls hides only behind the compute it is paired with,
+    and of that only the measured share that runs concurrently
+    (COMBINED_1F1B_CONCURRENT_SHARE); the hidden part still costs the SMs its kernels take
+    (OVERLAP_SLOWDOWN). The warm-up forwards and cool-down backwards have no partner
+    (pipeline_schedule). `forward_blocks` / `backward_blocks`: (attention block, experts) times
+    of the layer."""
     (attn_f, experts_f), (attn_b, experts_b) = forward_blocks, backward_blocks
     quarter = ep_comm / 4.0
     windows = (experts_b, experts_f, attn_b, attn_f)
-    hidden = sum(np.minimum(quarter, window) for window in windows)
+    pairable = sum(np.minimum(quarter, window) for window in windows)
+    hidden = COMBINED_1F1B_CONCURRENT_SHARE * pairable
     paired = ep_comm - hidden + OVERLAP_SLOWDOWN * hidden
     microbatches = shape.global_batch / (cand.dp * cand.mbs)
     alone = combined_1f1b_unpaired_share(cand.pp, cand.vp, microbatches)
