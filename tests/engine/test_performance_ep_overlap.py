@@ -66,6 +66,8 @@ def test_the_overlap_hides_the_measured_share_of_the_all_to_all_and_says_so():
     assert overlapped["step_time_s"] < plain["step_time_s"]
     assert overlapped["software_stack"]["ep_comm_overlap"] is True
     assert plain["software_stack"]["ep_comm_overlap"] is False
+    assert overlapped["software_stack"]["ep_comm_concurrent_share"] == share
+    assert plain["software_stack"]["ep_comm_concurrent_share"] is None
     # Compute is untouched: only the communication moves.
     assert overlapped["breakdown_s"]["compute"] == pytest.approx(plain["breakdown_s"]["compute"])
 

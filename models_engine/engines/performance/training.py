@@ -13,6 +13,7 @@ from models_engine.engines.performance.flops import (
     model_flops_per_token,
     recompute_flops_per_token,
 )
+from models_engine.engines.performance.layer_cost import COMBINED_1F1B_CONCURRENT_SHARE
 from models_engine.engines.performance.memory_fit import evaluate_memory, explicit_layout
 from models_engine.engines.performance.result import PerformanceResult, failure_free_days
 from models_engine.engines.performance.shapes import model_shape
@@ -203,6 +204,9 @@ def stack_used(profile) -> dict:
         "dp_comm_overlap": stack.dp_comm_overlap,
         "ep_dispatcher": stack.ep_dispatcher,
         "ep_comm_overlap": stack.overlaps_expert_comm,
+        "ep_comm_concurrent_share": (
+            COMBINED_1F1B_CONCURRENT_SHARE if stack.overlaps_expert_comm else None
+        ),
         "fp8_recipe": stack.fp8_recipe if profile.precision == "fp8" else None,
         "compiled": stack.compiled and stack.compilable,
         "fsdp_grad_sync": stack.fsdp_grad_sync,

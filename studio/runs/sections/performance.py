@@ -171,9 +171,15 @@ def stack_traits(stack) -> str:
             " one per destination GPU over NVLink)"
         )
     if stack.ep_comm_overlap:
+        share = stack.ep_comm_concurrent_share
+        measured = (
+            f": {percent(share)} of the paired exchange runs concurrently, as measured on H100"
+            if share is not None
+            else ""
+        )
         traits.append(
-            "expert all-to-all overlapped with another micro-batch's compute"
-            " (Megatron-Core combined 1F1B)"
+            "expert all-to-all partly overlapped with another micro-batch's compute"
+            f" (Megatron-Core combined 1F1B{measured})"
         )
     if stack.fp8_recipe in FP8_RECIPE_WORDS:
         traits.append(FP8_RECIPE_WORDS[stack.fp8_recipe])

@@ -380,3 +380,23 @@ def test_the_stack_line_names_the_attention_kernel(backend, phrase):
         calibration="fitted",
     )
     assert phrase in plain(performance_section.stack_paragraph(stack).text)
+
+
+@pytest.mark.parametrize(("share", "phrase"), [(0.3655, "36.5 %"), (None, "combined 1F1B)")])
+def test_the_stack_line_says_how_much_of_the_expert_all_to_all_the_overlap_hides(share, phrase):
+    """Combined 1F1B hides only the measured concurrent share of the paired all-to-all; the
+    line says so with the engine's number (results stored before it carry none)."""
+    stack = SoftwareStackUsed(
+        name="megatron-core-te-2024",
+        chosen_by="workload",
+        attention_backend="cudnn",
+        tp_comm_overlap=True,
+        dp_comm_overlap=True,
+        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.053},
+        kernel_source="measured",
+        calibration="fitted",
+        ep_comm_overlap=True,
+        ep_comm_concurrent_share=share,
+    )
+    text = plain(performance_section.stack_paragraph(stack).text)
+    assert "partly overlapped" in text and phrase in text
