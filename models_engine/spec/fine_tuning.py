@@ -29,10 +29,10 @@ class FineTuning(SpecModel):
         unit="enum",
         description=(
             "Linear layers that get a LoRA adapter (mode lora): all (QKV, attention output, "
-            "MLP; NeMo 2 / Megatron-Bridge's default, PEFT match_all_linear), attention (QKV "
-            "and the attention output projection) or qkv (the QKV projection only: NeMo 1's "
-            "default target_modules ['attention_qkv']). Every base weight stays frozen either "
-            "way."
+            "MLP; the NeMo 2 / Megatron-Bridge LoRA class's default, PEFT match_all_linear), "
+            "attention (QKV and the attention output projection) or qkv (the QKV projection "
+            "only: NeMo 1's default target_modules ['attention_qkv'] and NeMo 2's Llama 3 "
+            "fine-tuning recipes' ['linear_qkv']). Every base weight stays frozen either way."
         ),
     )
     frozen_layers: int = spec_field(

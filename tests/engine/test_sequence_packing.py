@@ -61,10 +61,12 @@ def test_published_packed_fine_tuning_runs_are_check_only_and_scored():
     assert all(c.model.get("packed_document_tokens") for c in cases)
     results = [run_case(c) for c in cases]
     assert all(r.error is not None for r in results)
-    # Measured when entered (2026-11-28): SFT -2 to +20 %, LoRA -12 to +22 % (the DGX Cloud
-    # Llama 3 8B LoRA rows are the worst: the engine keeps more non-GEMM work in a LoRA step
-    # than these runs show). The bound stops regressions, it is not the issue-13 target.
-    assert max(abs(r.error) for r in results) < 0.25
+    # Measured when entered (2026-11-28): SFT -2 to +20 %, LoRA -12 to +22 %; with the DGX
+    # Cloud runs' LoRA as NeMo 2's Llama 3 recipes set it (QKV only, rank 8 / 16) LoRA -17 to
+    # +12.5 %. The bound stops regressions, it is not the issue-13 target.
+    assert max(abs(r.error) for r in results) < 0.21
+    dgx_cloud_8b_lora = [r for r in results if r.id.startswith("dgxc2412-ft-llama3-8b-lora")]
+    assert len(dgx_cloud_8b_lora) == 6 and max(abs(r.error) for r in dgx_cloud_8b_lora) < 0.14
     lora = [r for r in results if "lora" in r.id]
     sft = [r for r in results if "sft" in r.id]
     assert len(lora) == 15 and len(sft) == 11
