@@ -9,11 +9,9 @@ import copy
 import numpy as np
 import pytest
 
-from models_engine.engines.performance.layer_cost import (
-    COMBINED_1F1B_CONCURRENT_SHARE,
-    OVERLAP_SLOWDOWN,
-)
+from models_engine.engines.performance.layer_cost import OVERLAP_SLOWDOWN
 from models_engine.engines.performance.pipeline_schedule import (
+    COMBINED_1F1B_CONCURRENT_SHARE,
     ONE_F_ONE_B,
     ZB_H1,
     combined_1f1b_allowed,
@@ -159,3 +157,12 @@ def test_the_rows_whose_recipes_turn_it_on_are_scored_with_it():
             assert abs(run_case(case).error) < 0.05, case.id
     deepseek = next(c for c in OVERLAP_ROWS if "deepseek" in c.id)
     assert abs(run_case(deepseek).error) < 0.10
+
+
+def test_the_spec_states_the_share_the_engine_uses():
+    """The field's description (the editor and the API schema show it) quotes the engine's
+    measured share, not a copy that could drift from it."""
+    from models_engine.spec.software_stack import SoftwareStackChoice
+
+    description = SoftwareStackChoice.model_fields["ep_comm_overlap"].description
+    assert f"{COMBINED_1F1B_CONCURRENT_SHARE * 100:.2f} %" in description

@@ -35,6 +35,7 @@ from models_engine.engines.performance.kernels import (
     unfused_attention_time_s,
 )
 from models_engine.engines.performance.pipeline_schedule import (
+    COMBINED_1F1B_CONCURRENT_SHARE,
     combined_1f1b_allowed,
     combined_1f1b_unpaired_share,
 )
@@ -44,16 +45,6 @@ from models_engine.engines.performance.pipeline_schedule import (
 # 8-16 of 108/132 SMs, i.e. about 10%).
 OVERLAP_SLOWDOWN = 0.10
 
-# Share of the expert all-to-all that Megatron-Core's combined 1F1B actually runs beside the
-# paired micro-batch's compute, MEASURED: Megatron-Bridge's controlled A/B of
-# overlap_moe_expert_parallel_comm (skills/nemo-mbridge-perf-expert-parallel-overlap, Qwen3
-# 30B-A3B on 16 H100, EP 16, HybridEP, validated 2026-07-27) profiled the same rank and step
-# with Nsight Systems: communication concurrent with GEMM and attention rose from 0.11 % to
-# 36.55 % of communication time (3,959 ms of about 10.8 s). The rest waits on the dispatcher's
-# host synchronisation and on partners whose compute is not ready, so it stays on the critical
-# path. Registry case mbridge-ep-overlap-h100-qwen3-30b-a3b-on is its fit case; the same share is
-# taken for Blackwell and the other dispatchers (ASSUMED).
-COMBINED_1F1B_CONCURRENT_SHARE = 0.3655
 # Fused attention kernels (FlashAttention-2 / 3, cuDNN, PyTorch FlexAttention's default
 # BLOCK_SIZE) walk the score matrix in tiles of 128 keys: a query tile streams every key tile
 # its mask touches, masked part and all. Causal: (s / 128 + 1) / 2 tiles on average, keys per

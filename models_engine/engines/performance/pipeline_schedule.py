@@ -32,6 +32,17 @@ micro-batches than the step has.
 
 import numpy as np
 
+# Share of the expert all-to-all that Megatron-Core's combined 1F1B actually runs beside the
+# paired micro-batch's compute, MEASURED: Megatron-Bridge's controlled A/B of
+# overlap_moe_expert_parallel_comm (skills/nemo-mbridge-perf-expert-parallel-overlap, Qwen3
+# 30B-A3B on 16 H100, EP 16, HybridEP, validated 2026-07-27) profiled the same rank and step
+# with Nsight Systems: communication concurrent with GEMM and attention rose from 0.11 % to
+# 36.55 % of communication time (3,959 ms of about 10.8 s). The rest waits on the dispatcher's
+# host synchronisation and on partners whose compute is not ready, so it stays on the critical
+# path. Registry case mbridge-ep-overlap-h100-qwen3-30b-a3b-on is its fit case; the same share is
+# taken for Blackwell and the other dispatchers (ASSUMED).
+COMBINED_1F1B_CONCURRENT_SHARE = 0.3655
+
 SCHEDULES = ("1f1b", "zb-h1", "zb-v", "dualpipe")
 ONE_F_ONE_B, ZB_H1, ZB_V, DUALPIPE = range(len(SCHEDULES))
 # Model chunks each pipeline rank runs, where the schedule fixes it (1f1b: virtual_stages).

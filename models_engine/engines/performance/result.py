@@ -94,7 +94,7 @@ class SoftwareStackUsed(ResultPart):
     # compute (software_stack.ep_comm_overlap, on a stack that has it)
     ep_comm_overlap: bool = False
     # Of the all-to-all paired with compute under combined 1F1B, the share measured to run
-    # concurrently (layer_cost.COMBINED_1F1B_CONCURRENT_SHARE); None where the overlap is off
+    # concurrently (pipeline_schedule.COMBINED_1F1B_CONCURRENT_SHARE); None where the overlap is off
     ep_comm_concurrent_share: float | None = None
     # FP8 runs: Transformer Engine's scaling recipe, delayed or current
     # (software_stack.fp8_recipe); None for other precisions and stored results

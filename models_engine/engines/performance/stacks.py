@@ -22,6 +22,7 @@ from models_engine.engines.performance.memory import (
     EAGER_LOSS_LOGITS_BYTES,
     MEGATRON_LOSS_LOGITS_BYTES,
 )
+from models_engine.engines.performance.pipeline_schedule import COMBINED_1F1B_CONCURRENT_SHARE
 
 MEGATRON_2022 = "megatron-lm-2022"
 MEGATRON_CORE_2024 = "megatron-core-te-2024"
@@ -301,10 +302,10 @@ STACK_LOSSES[(MEGATRON_CORE_2024, "hopper")] = {
         "per call and per expert, "
         "fitted on the Megatron-Bridge 25.11 Llama 3 8B FP8-CS runs on 8 H100 / B200 / GB200 "
         "/ GB300 (4 runs: -4.2 to +0.8 %). Combined 1F1B (software_stack.ep_comm_overlap) "
-        "hides 36.55 % of the paired expert all-to-all, as measured by the Nsight profile of "
-        "the Megatron-Bridge Qwen3 30B-A3B EP-overlap A/B on 16 H100 (fitted on its 'on' run, "
-        "1 run: -7.6 %; the overlapped Megatron-Bridge 25.11 / 26.02 H100 Qwen3-235B runs, "
-        "check-only, -2.8 / -1.0 %)."
+        f"hides {COMBINED_1F1B_CONCURRENT_SHARE * 100:.2f} % of the paired expert all-to-all, as "
+        "measured by the Nsight profile of the Megatron-Bridge Qwen3 30B-A3B EP-overlap A/B on "
+        "16 H100 (fitted on its 'on' run, 1 run: -7.6 %; the overlapped Megatron-Bridge 25.11 / "
+        "26.02 H100 Qwen3-235B runs, check-only, -2.8 / -1.0 %)."
     ),
 }
 STACK_LOSSES[(MAXTEXT, "hopper")] = {
@@ -406,9 +407,9 @@ STACK_LOSSES[(NEMO_BLACKWELL_2025, "blackwell")] = {
         "5 % slow with learned-routing imbalance (its source does not say whether it forced "
         "balance); the force-balanced Megatron-Bridge 25.11 GB200 / GB300 DeepSeek-V3 and "
         "Qwen3-235B BF16 runs within -3 % to +7 %. Combined 1F1B hides the share of the "
-        "paired expert all-to-all measured on H100 (the Qwen3 30B-A3B EP-overlap A/B, 36.55 %; "
-        "ASSUMED on Blackwell: the overlapped Megatron-Bridge 26.02 GB200 DeepSeek-V3 MXFP8 "
-        "run, check-only, -7.4 %)."
+        "paired expert all-to-all measured on H100 (the Qwen3 30B-A3B EP-overlap A/B, "
+        f"{COMBINED_1F1B_CONCURRENT_SHARE * 100:.2f} %; ASSUMED on Blackwell: the overlapped "
+        "Megatron-Bridge 26.02 GB200 DeepSeek-V3 MXFP8 run, check-only, -7.4 %)."
     ),
 }
 # Stacks without a calibration of their own (ASSUMPTIONS, their registry runs stay check-only):

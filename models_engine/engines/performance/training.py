@@ -13,8 +13,8 @@ from models_engine.engines.performance.flops import (
     model_flops_per_token,
     recompute_flops_per_token,
 )
-from models_engine.engines.performance.layer_cost import COMBINED_1F1B_CONCURRENT_SHARE
 from models_engine.engines.performance.memory_fit import evaluate_memory, explicit_layout
+from models_engine.engines.performance.pipeline_schedule import COMBINED_1F1B_CONCURRENT_SHARE
 from models_engine.engines.performance.result import PerformanceResult, failure_free_days
 from models_engine.engines.performance.shapes import model_shape
 from models_engine.engines.performance.step_model import StepContext, training_step
