@@ -229,6 +229,21 @@ def test_a_pipeline_run_every_few_micro_batches_is_named_in_the_layout_line():
     assert "filled and drained" not in layout_line(None)
 
 
+def _megatron_core_stack(**options) -> SoftwareStackUsed:
+    """The Megatron-Core H100 stack as a result names it, with the given options."""
+    return SoftwareStackUsed(
+        name="megatron-core-te-2024",
+        chosen_by="workload",
+        attention_backend="cudnn",
+        tp_comm_overlap=True,
+        dp_comm_overlap=True,
+        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.053},
+        kernel_source="measured",
+        calibration="fitted",
+        **options,
+    )
+
+
 @pytest.mark.parametrize(
     ("recipe", "phrase"),
     [
@@ -240,17 +255,7 @@ def test_a_pipeline_run_every_few_micro_batches_is_named_in_the_layout_line():
 def test_an_fp8_runs_scaling_recipe_is_named_and_other_runs_say_nothing(recipe, phrase):
     """software_stack.fp8_recipe: the FP8 recipe sets the fixed time per FP8 GEMM, so the
     stack line names it; a BF16 run (recipe None) mentions no scaling at all."""
-    stack = SoftwareStackUsed(
-        name="megatron-core-te-2024",
-        chosen_by="workload",
-        attention_backend="cudnn",
-        tp_comm_overlap=True,
-        dp_comm_overlap=True,
-        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.053},
-        kernel_source="measured",
-        calibration="fitted",
-        fp8_recipe=recipe,
-    )
+    stack = _megatron_core_stack(fp8_recipe=recipe)
     line = plain(performance_section.stack_paragraph(stack).text)
     if phrase is None:
         assert "scaling" not in line
@@ -386,17 +391,6 @@ def test_the_stack_line_names_the_attention_kernel(backend, phrase):
 def test_the_stack_line_says_how_much_of_the_expert_all_to_all_the_overlap_hides(share, phrase):
     """Combined 1F1B hides only the measured concurrent share of the paired all-to-all; the
     line says so with the engine's number (results stored before it carry none)."""
-    stack = SoftwareStackUsed(
-        name="megatron-core-te-2024",
-        chosen_by="workload",
-        attention_backend="cudnn",
-        tp_comm_overlap=True,
-        dp_comm_overlap=True,
-        losses_fraction_of_kernel_time={"kernel_launch_gaps": 0.053},
-        kernel_source="measured",
-        calibration="fitted",
-        ep_comm_overlap=True,
-        ep_comm_concurrent_share=share,
-    )
+    stack = _megatron_core_stack(ep_comm_overlap=True, ep_comm_concurrent_share=share)
     text = plain(performance_section.stack_paragraph(stack).text)
     assert "partly overlapped" in text and phrase in text
