@@ -173,7 +173,7 @@ def stack_traits(stack) -> str:
     if stack.ep_comm_overlap:
         share = stack.ep_comm_concurrent_share
         measured = (
-            f": {percent(share)} of the paired exchange runs concurrently, as measured on H100"
+            f": {percent(share, 2)} of the paired exchange runs concurrently, as measured on H100"
             if share is not None
             else ""
         )

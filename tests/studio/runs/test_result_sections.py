@@ -387,7 +387,7 @@ def test_the_stack_line_names_the_attention_kernel(backend, phrase):
     assert phrase in plain(performance_section.stack_paragraph(stack).text)
 
 
-@pytest.mark.parametrize(("share", "phrase"), [(0.3655, "36.5 %"), (None, "combined 1F1B)")])
+@pytest.mark.parametrize(("share", "phrase"), [(0.3655, "36.55 %"), (None, "combined 1F1B)")])
 def test_the_stack_line_says_how_much_of_the_expert_all_to_all_the_overlap_hides(share, phrase):
     """Combined 1F1B hides only the measured concurrent share of the paired all-to-all; the
     line says so with the engine's number (results stored before it carry none)."""
