@@ -9,6 +9,25 @@ from tests.conftest import example_spec
 pytestmark = pytest.mark.django_db
 
 
+def _project(client, team) -> dict:
+    return client.post("/api/projects/", {"team": team.pk, "name": "P"}).json()
+
+
+def _post_design(client, project: dict, name: str, spec: dict):
+    return client.post(
+        "/api/designs/",
+        {"project": project["id"], "name": name, "spec": spec},
+        content_type="application/json",
+    )
+
+
+def _evaluated_run(client, design: dict, capture) -> dict:
+    """Evaluate through the API, run the queued work, and read the run back."""
+    with capture(execute=True):
+        run = client.post(f"/api/designs/{design['id']}/evaluate/").json()
+    return client.get(f"/api/runs/{run['id']}/").json()
+
+
 def test_openapi_schema_generates_without_warnings():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     assert "/api/designs/{id}/evaluate/" in schema["paths"]
@@ -25,14 +44,9 @@ def test_spec_schema_endpoint_serves_the_engine_schema(client, team_a):
 def test_create_design_with_a_bad_field_names_it(client, team_a):
     alice, alpha = team_a
     client.force_login(alice)
-    project = client.post("/api/projects/", {"team": alpha.pk, "name": "P"}).json()
     spec = example_spec()
     spec["compute"]["gpu_count"] = -8
-    response = client.post(
-        "/api/designs/",
-        {"project": project["id"], "name": "Bad", "spec": spec},
-        content_type="application/json",
-    )
+    response = _post_design(client, _project(client, alpha), "Bad", spec)
     assert response.status_code == 400
     assert "spec.compute.gpu_count" in response.json()
     assert not Design.objects.exists()
@@ -41,15 +55,8 @@ def test_create_design_with_a_bad_field_names_it(client, team_a):
 def test_create_and_evaluate_through_the_api(client, team_a, django_capture_on_commit_callbacks):
     alice, alpha = team_a
     client.force_login(alice)
-    project = client.post("/api/projects/", {"team": alpha.pk, "name": "P"}).json()
-    design = client.post(
-        "/api/designs/",
-        {"project": project["id"], "name": "Good", "spec": example_spec()},
-        content_type="application/json",
-    ).json()
-    with django_capture_on_commit_callbacks(execute=True):
-        run = client.post(f"/api/designs/{design['id']}/evaluate/").json()
-    run = client.get(f"/api/runs/{run['id']}/").json()
+    design = _post_design(client, _project(client, alpha), "Good", example_spec()).json()
+    run = _evaluated_run(client, design, django_capture_on_commit_callbacks)
     assert run["status"] == "done"
     assert run["results"]["performance"]["memory"]["total_gib"] > 0
 
@@ -124,31 +131,21 @@ def test_packed_lora_fine_tuning_through_the_api(
     packed LoRA design round-trips and its run says which layers got adapters."""
     alice, alpha = team_a
     client.force_login(alice)
-    project = client.post("/api/projects/", {"team": alpha.pk, "name": "P"}).json()
+    project = _project(client, alpha)
     spec = example_spec()
     spec["workload"]["packed_document_tokens"] = spec["workload"]["sequence_length"] + 1
-    bad = client.post(
-        "/api/designs/",
-        {"project": project["id"], "name": "Bad", "spec": spec},
-        content_type="application/json",
-    )
+    bad = _post_design(client, project, "Bad", spec)
     assert bad.status_code == 400
     assert "spec.workload.packed_document_tokens" in bad.json()
     assert not Design.objects.exists()
     spec["workload"]["packed_document_tokens"] = 200
     spec["workload"]["fine_tuning"] = {"mode": "lora", "lora_rank": 32, "lora_targets": "qkv"}
-    design = client.post(
-        "/api/designs/",
-        {"project": project["id"], "name": "SFT", "spec": spec},
-        content_type="application/json",
-    ).json()
+    design = _post_design(client, project, "SFT", spec).json()
     saved = client.get(f"/api/designs/{design['id']}/revisions/1/").json()
     workload = saved["spec"]["workload"]
     assert workload["packed_document_tokens"] == 200
     assert workload["fine_tuning"]["lora_targets"] == "qkv"
-    with django_capture_on_commit_callbacks(execute=True):
-        run = client.post(f"/api/designs/{design['id']}/evaluate/").json()
-    run = client.get(f"/api/runs/{run['id']}/").json()
+    run = _evaluated_run(client, design, django_capture_on_commit_callbacks)
     assert run["status"] == "done"
     warnings = run["results"]["performance"]["warnings"]
     assert any("adapters on the QKV projection" in w for w in warnings)
